@@ -1,0 +1,250 @@
+//! Diagnostics: what went wrong, where, about which resource, and how to fix it.
+//!
+//! Rendered form (clarifications §8): the first line is `FILE:LINE:COL: error: MESSAGE`
+//! (the shape compilers and editors parse), then an excerpt of the source with the span
+//! underlined, secondary labels, notes and a hint. No renderer crate emits that first line,
+//! so the excerpt is drawn here (with `unicode-width` for alignment).
+
+use crate::source::SourceMap;
+use crate::span::Span;
+use std::fmt::Write as _;
+use unicode_width::UnicodeWidthStr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A secondary location shown with a diagnostic ("overridden here", "also defined here").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    /// Where the problem is; `None` only for problems with no source (a missing main file).
+    pub span: Option<Span>,
+    /// What the underline at `span` says (may be empty).
+    pub label: String,
+    /// The resource concerned, as a dotted path (`Services.OsVersion`).
+    pub resource: Option<String>,
+    pub labels: Vec<Label>,
+    pub notes: Vec<String>,
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            span: None,
+            label: String::new(),
+            resource: None,
+            labels: Vec::new(),
+            notes: Vec::new(),
+            hint: None,
+        }
+    }
+
+    pub fn warning(message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(message)
+        }
+    }
+
+    pub fn at(mut self, span: Span) -> Diagnostic {
+        self.span = Some(span);
+        self
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
+        self.label = label.into();
+        self
+    }
+
+    pub fn resource(mut self, path: impl Into<String>) -> Diagnostic {
+        self.resource = Some(path.into());
+        self
+    }
+
+    pub fn also(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Diagnostic {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// Renders the diagnostic; `color` adds ANSI colours (only for a terminal).
+    pub fn render(&self, sources: &SourceMap, color: bool) -> String {
+        let paint = |code: &str, text: &str| {
+            if color {
+                format!("\x1b[{code}m{text}\x1b[0m")
+            } else {
+                text.to_string()
+            }
+        };
+        let sev_color = match self.severity {
+            Severity::Error => "1;31",
+            Severity::Warning => "1;33",
+        };
+        let mut out = String::new();
+        let location = match self.span {
+            Some(span) => format!("{}: ", sources.location(span)),
+            None => String::new(),
+        };
+        let resource = match &self.resource {
+            Some(r) if !self.message.contains(r.as_str()) => format!(" (resource `{r}`)"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{}{} {}{}",
+            paint("1", &location),
+            paint(sev_color, &format!("{}:", self.severity.as_str())),
+            paint("1", &self.message),
+            resource
+        );
+        if let Some(span) = self.span {
+            excerpt(&mut out, sources, span, &self.label, sev_color, color);
+        }
+        for label in &self.labels {
+            let _ = writeln!(
+                out,
+                "  {} {}: {}",
+                paint("1;34", "-->"),
+                sources.location(label.span),
+                label.message
+            );
+            excerpt(&mut out, sources, label.span, "", "1;34", color);
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "  {} {}", paint("1;34", "= note:"), note);
+        }
+        if let Some(hint) = &self.hint {
+            let _ = writeln!(out, "  {} {}", paint("1;36", "= hint:"), hint);
+        }
+        out
+    }
+}
+
+/// Draws the source line(s) of `span` with the span underlined.
+fn excerpt(out: &mut String, sources: &SourceMap, span: Span, label: &str, code: &str, color: bool) {
+    let Some(file) = sources.get(span.file) else {
+        return;
+    };
+    let (line, col) = file.line_col(span.start);
+    let (end_line, end_col) = file.line_col(span.end.max(span.start));
+    let text = file.line_text(line);
+    let gutter = line.to_string().len().max(2);
+    let pad = " ".repeat(gutter);
+    let _ = writeln!(out, "{pad} |");
+    let shown: String = text.chars().take(200).collect();
+    let _ = writeln!(out, "{line:>gutter$} | {}", shown.replace('\t', " "));
+    let before: String = text.chars().take(col.saturating_sub(1)).collect();
+    let start_w = UnicodeWidthStr::width(before.as_str());
+    let width = if end_line == line {
+        let covered: String = text
+            .chars()
+            .skip(col.saturating_sub(1))
+            .take(end_col.saturating_sub(col))
+            .collect();
+        UnicodeWidthStr::width(covered.as_str()).max(1)
+    } else {
+        UnicodeWidthStr::width(shown.as_str())
+            .saturating_sub(start_w)
+            .max(1)
+    };
+    let carets = "^".repeat(width.min(200));
+    let carets = if color {
+        format!("\x1b[{code}m{carets}\x1b[0m")
+    } else {
+        carets
+    };
+    let more = if end_line > line { " ..." } else { "" };
+    let label = if label.is_empty() {
+        String::new()
+    } else {
+        format!(" {label}")
+    };
+    let _ = writeln!(out, "{pad} | {}{carets}{more}{label}", " ".repeat(start_w));
+}
+
+/// The closest of `candidates` to `name` (for "did you mean `$VW`?"), if one is close enough.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for cand in candidates {
+        if cand == name {
+            continue;
+        }
+        let d = if cand.to_lowercase() == lower {
+            0
+        } else {
+            edit_distance(&lower, &cand.to_lowercase())
+        };
+        let limit = (name.chars().count() / 3).max(1);
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, cand));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_a_near_name() {
+        assert_eq!(did_you_mean("vw", ["VW", "VD", "Services"]), Some("VW"));
+        assert_eq!(did_you_mean("Servces", ["VW", "Services"]), Some("Services"));
+        assert_eq!(did_you_mean("zzz", ["VW", "Services"]), None);
+    }
+}

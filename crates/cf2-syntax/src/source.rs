@@ -1,0 +1,109 @@
+//! The source map: every file loaded for a compile, by [`FileId`], with line/column lookup.
+
+use crate::span::{FileId, Span};
+use std::sync::Arc;
+
+/// One loaded source file. `name` is how diagnostics name it (the path as the user would
+/// write it, relative to the working directory where possible).
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: Arc<str>,
+    line_starts: Arc<[u32]>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: Arc<str>) -> SourceFile {
+        let mut starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
+            }
+        }
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts: starts.into(),
+        }
+    }
+
+    /// 1-based line and column (column counted in characters) of a byte offset.
+    pub fn line_col(&self, offset: u32) -> (usize, usize) {
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let start = self.line_starts.get(line).copied().unwrap_or(0) as usize;
+        let end = (offset as usize).min(self.text.len());
+        let col = self
+            .text
+            .get(start..end)
+            .map(|s| s.chars().count())
+            .unwrap_or(0);
+        (line + 1, col + 1)
+    }
+
+    /// The text of 1-based line `line`, without its line terminator.
+    pub fn line_text(&self, line: usize) -> &str {
+        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(line)
+            .map(|&e| e as usize)
+            .unwrap_or(self.text.len());
+        self.text
+            .get(start as usize..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+}
+
+/// All source files of a compile. Files are only ever added, so a [`FileId`] stays valid.
+#[derive(Debug, Default, Clone)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    pub fn add(&mut self, file: SourceFile) -> FileId {
+        let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
+        self.files.push(file);
+        id
+    }
+
+    pub fn get(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize)
+    }
+
+    pub fn name(&self, id: FileId) -> &str {
+        self.get(id).map(|f| f.name.as_str()).unwrap_or("<unknown>")
+    }
+
+    /// `NAME:LINE:COL` of the start of a span.
+    pub fn location(&self, span: Span) -> String {
+        match self.get(span.file) {
+            Some(f) => {
+                let (l, c) = f.line_col(span.start);
+                format!("{}:{}:{}", f.name, l, c)
+            }
+            None => "<unknown>".to_string(),
+        }
+    }
+
+    /// The source text a span covers.
+    pub fn snippet(&self, span: Span) -> &str {
+        self.get(span.file)
+            .and_then(|f| f.text.get(span.start as usize..span.end as usize))
+            .unwrap_or("")
+    }
+}

@@ -1,0 +1,90 @@
+//! The plain data model of a compiled CF2 configuration: what the evaluator produces and
+//! what every output format, the library API and serde deserialization read.
+//!
+//! A [`Value`] is fully evaluated and owned: no laziness, no source spans (those stay with
+//! the evaluator's provenance records). Text keeps its *kind* (literal or string) so the cf2
+//! output format can read back to the same configuration (clarifications §7).
+//!
+//! Depth: the evaluator refuses values nested deeper than [`MAX_DEPTH`], so the recursive
+//! walks over a `Value` (writers, comparison, drop) are bounded.
+
+mod number;
+pub use number::Number;
+
+use indexmap::IndexMap;
+
+/// The deepest nesting of lists and blocks a value may have.
+pub const MAX_DEPTH: usize = 1000;
+
+/// A fully evaluated CF2 value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// Unquoted or single-quoted text (`simple123`, `'a literal'`).
+    Literal(String),
+    /// Double-quoted text (`"two\nlines"`).
+    String(String),
+    Number(Number),
+    Bool(bool),
+    /// A regular expression: its (Perl-syntax) pattern.
+    Regex(String),
+    List(Vec<Value>),
+    /// A block: resources in output order (clarifications §7).
+    Block(Block),
+}
+
+/// A block's resources, in order.
+pub type Block = IndexMap<String, Value>;
+
+impl Value {
+    /// The text of a literal or string.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Value::Literal(s) | Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_block(&self) -> Option<&Block> {
+        match self {
+            Value::Block(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub fn as_list(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The value at a dotted path (`Web.Ports.0`): names select block members, numbers
+    /// select list elements. The empty path is the value itself.
+    pub fn get_path(&self, path: &str) -> Option<&Value> {
+        let mut cur = self;
+        if path.is_empty() {
+            return Some(cur);
+        }
+        for step in path.split('.') {
+            cur = match cur {
+                Value::Block(b) => b.get(step)?,
+                Value::List(l) => l.get(step.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    /// The type name `typeof()` reports.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Literal(_) => "literal",
+            Value::String(_) => "string",
+            Value::Number(_) => "number",
+            Value::Bool(_) => "bool",
+            Value::Regex(_) => "regex",
+            Value::List(_) => "list",
+            Value::Block(_) => "block",
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! CF2 numbers: integers stay integers (JSON keeps them so, clarifications §7); anything
+//! with a fractional part is a float. Arithmetic is checked: an overflow is an error for the
+//! caller to report, never a wrapped or infinite value.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+#[derive(Debug, Clone, Copy)]
+pub enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+impl PartialEq for Number {
+    fn eq(&self, other: &Number) -> bool {
+        self.compare(*other) == Some(Ordering::Equal)
+    }
+}
+
+impl Number {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(i) => i as f64,
+            Number::Float(f) => f,
+        }
+    }
+
+    /// Numeric comparison (`None` only for NaN, which never arises from checked arithmetic).
+    pub fn compare(self, other: Number) -> Option<Ordering> {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => Some(a.cmp(&b)),
+            (a, b) => a.as_f64().partial_cmp(&b.as_f64()),
+        }
+    }
+
+    /// A float that holds an integral value in range becomes an `Int`; non-finite is `None`.
+    pub fn normalize_float(f: f64) -> Option<Number> {
+        if !f.is_finite() {
+            return None;
+        }
+        Some(Number::Float(f))
+    }
+
+    fn float_op(a: Number, b: Number, f: impl Fn(f64, f64) -> f64) -> Option<Number> {
+        Number::normalize_float(f(a.as_f64(), b.as_f64()))
+    }
+
+    pub fn checked_add(self, other: Number) -> Option<Number> {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => a.checked_add(b).map(Number::Int),
+            (a, b) => Number::float_op(a, b, |x, y| x + y),
+        }
+    }
+
+    pub fn checked_sub(self, other: Number) -> Option<Number> {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => a.checked_sub(b).map(Number::Int),
+            (a, b) => Number::float_op(a, b, |x, y| x - y),
+        }
+    }
+
+    pub fn checked_mul(self, other: Number) -> Option<Number> {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => a.checked_mul(b).map(Number::Int),
+            (a, b) => Number::float_op(a, b, |x, y| x * y),
+        }
+    }
+
+    /// Division; an exact integer quotient stays an integer (`6 / 2` is `3`, `7 / 2` is
+    /// `3.5`). `None` for division by zero or overflow.
+    pub fn checked_div(self, other: Number) -> Option<Number> {
+        if other.as_f64() == 0.0 {
+            return None;
+        }
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) if b != 0 && a.checked_rem(b) == Some(0) => {
+                a.checked_div(b).map(Number::Int)
+            }
+            (a, b) => Number::float_op(a, b, |x, y| x / y),
+        }
+    }
+
+    pub fn checked_neg(self) -> Option<Number> {
+        match self {
+            Number::Int(a) => a.checked_neg().map(Number::Int),
+            Number::Float(f) => Some(Number::Float(-f)),
+        }
+    }
+
+    /// Parses text that spells a number (`42`, `-3.5`, ` 7 `): what arithmetic accepts from
+    /// text (clarifications §7).
+    pub fn parse_text(s: &str) -> Option<Number> {
+        let t = s.trim();
+        let digits = t.strip_prefix('-').unwrap_or(t);
+        if digits.is_empty() {
+            return None;
+        }
+        let (int_part, frac) = match digits.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (digits, None),
+        };
+        if int_part.is_empty() || !int_part.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        match frac {
+            None => t.parse::<i64>().ok().map(Number::Int).or_else(|| {
+                t.parse::<f64>().ok().and_then(Number::normalize_float)
+            }),
+            Some(f) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => {
+                t.parse::<f64>().ok().and_then(Number::normalize_float)
+            }
+            Some(_) => None,
+        }
+    }
+}
+
+/// Decimal notation that reads back to the same number and kind: floats always carry a
+/// `.` (`1e300` is written out in full with `.0`), integers never do.
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Number::Int(i) => write!(f, "{i}"),
+            Number::Float(x) => {
+                let s = format!("{x}");
+                if s.contains('.') || s.contains("inf") || s.contains("NaN") {
+                    write!(f, "{s}")
+                } else {
+                    write!(f, "{s}.0")
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_keeps_the_kind() {
+        assert_eq!(Number::Int(123).to_string(), "123");
+        assert_eq!(Number::Float(-45.67).to_string(), "-45.67");
+        assert_eq!(Number::Float(3.0).to_string(), "3.0");
+        assert!(Number::Float(1e300).to_string().ends_with(".0"));
+    }
+
+    #[test]
+    fn arithmetic_is_checked() {
+        assert_eq!(Number::Int(i64::MAX).checked_add(Number::Int(1)), None);
+        assert_eq!(Number::Int(7).checked_div(Number::Int(0)), None);
+        assert_eq!(Number::Int(6).checked_div(Number::Int(2)), Some(Number::Int(3)));
+        assert_eq!(Number::Int(7).checked_div(Number::Int(2)), Some(Number::Float(3.5)));
+    }
+
+    #[test]
+    fn text_that_spells_a_number() {
+        assert_eq!(Number::parse_text("23"), Some(Number::Int(23)));
+        assert_eq!(Number::parse_text("-3.5"), Some(Number::Float(-3.5)));
+        assert_eq!(Number::parse_text("1e5"), None);
+        assert_eq!(Number::parse_text("abc"), None);
+        assert_eq!(Number::parse_text("1."), None);
+    }
+}

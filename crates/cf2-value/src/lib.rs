@@ -5,16 +5,36 @@
 //! the evaluator's provenance records). Text keeps its *kind* (literal or string) so the cf2
 //! output format can read back to the same configuration (clarifications §7).
 //!
+//! Serde: [`Value`] is `Serialize` (blocks keep their order; text and regexes are strings),
+//! and `&Value` is a `Deserializer`: [`from_value`] reads a value into any `Deserialize` type,
+//! with errors that give the path (``at `Web.Ports.1`: expected u16, found text 'http'``).
+//!
 //! Depth: the evaluator refuses values nested deeper than [`MAX_DEPTH`], so the recursive
 //! walks over a `Value` (writers, comparison, drop) are bounded.
 
+mod de;
 mod number;
+mod ser;
+
+pub use de::{from_value, from_value_at, DeError};
 pub use number::Number;
 
 use indexmap::IndexMap;
 
 /// The deepest nesting of lists and blocks a value may have.
-pub const MAX_DEPTH: usize = 1000;
+/// It stays below the parser's nesting limit (`cf2_syntax::MAX_NESTING`, 256) so that any
+/// value written in the cf2 format reads back.
+pub const MAX_DEPTH: usize = 200;
+
+/// Runs `f`, first moving to a fresh stack segment if little of the current one is left.
+/// The recursive walks here (serialization, deserialization) go through it at each level, so
+/// that values nested [`MAX_DEPTH`] deep work on small thread stacks too, whatever the
+/// serializer's own frames cost.
+pub(crate) fn deep<T>(f: impl FnOnce() -> T) -> T {
+    const RED_ZONE: usize = 256 * 1024;
+    const NEW_STACK: usize = 4 * 1024 * 1024;
+    stacker::maybe_grow(RED_ZONE, NEW_STACK, f)
+}
 
 /// A fully evaluated CF2 value.
 #[derive(Debug, Clone, PartialEq)]

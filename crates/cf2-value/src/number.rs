@@ -103,9 +103,11 @@ impl Number {
             return None;
         }
         match frac {
-            None => t.parse::<i64>().ok().map(Number::Int).or_else(|| {
-                t.parse::<f64>().ok().and_then(Number::normalize_float)
-            }),
+            None => t
+                .parse::<i64>()
+                .ok()
+                .map(Number::Int)
+                .or_else(|| t.parse::<f64>().ok().and_then(Number::normalize_float)),
             Some(f) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => {
                 t.parse::<f64>().ok().and_then(Number::normalize_float)
             }
@@ -148,8 +150,14 @@ mod tests {
     fn arithmetic_is_checked() {
         assert_eq!(Number::Int(i64::MAX).checked_add(Number::Int(1)), None);
         assert_eq!(Number::Int(7).checked_div(Number::Int(0)), None);
-        assert_eq!(Number::Int(6).checked_div(Number::Int(2)), Some(Number::Int(3)));
-        assert_eq!(Number::Int(7).checked_div(Number::Int(2)), Some(Number::Float(3.5)));
+        assert_eq!(
+            Number::Int(6).checked_div(Number::Int(2)),
+            Some(Number::Int(3))
+        );
+        assert_eq!(
+            Number::Int(7).checked_div(Number::Int(2)),
+            Some(Number::Float(3.5))
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! underlined, secondary labels, notes and a hint. No renderer crate emits that first line,
 //! so the excerpt is drawn here (with `unicode-width` for alignment).
 
-use crate::source::SourceMap;
+use crate::source::Sources;
 use crate::span::Span;
 use std::fmt::Write as _;
 use unicode_width::UnicodeWidthStr;
@@ -106,7 +106,7 @@ impl Diagnostic {
     }
 
     /// Renders the diagnostic; `color` adds ANSI colours (only for a terminal).
-    pub fn render(&self, sources: &SourceMap, color: bool) -> String {
+    pub fn render(&self, sources: &dyn Sources, color: bool) -> String {
         let paint = |code: &str, text: &str| {
             if color {
                 format!("\x1b[{code}m{text}\x1b[0m")
@@ -159,8 +159,15 @@ impl Diagnostic {
 }
 
 /// Draws the source line(s) of `span` with the span underlined.
-fn excerpt(out: &mut String, sources: &SourceMap, span: Span, label: &str, code: &str, color: bool) {
-    let Some(file) = sources.get(span.file) else {
+fn excerpt(
+    out: &mut String,
+    sources: &dyn Sources,
+    span: Span,
+    label: &str,
+    code: &str,
+    color: bool,
+) {
+    let Some(file) = sources.file(span.file) else {
         return;
     };
     let (line, col) = file.line_col(span.start);
@@ -201,7 +208,10 @@ fn excerpt(out: &mut String, sources: &SourceMap, span: Span, label: &str, code:
 }
 
 /// The closest of `candidates` to `name` (for "did you mean `$VW`?"), if one is close enough.
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = name.to_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for cand in candidates {
@@ -244,7 +254,10 @@ mod tests {
     #[test]
     fn suggests_a_near_name() {
         assert_eq!(did_you_mean("vw", ["VW", "VD", "Services"]), Some("VW"));
-        assert_eq!(did_you_mean("Servces", ["VW", "Services"]), Some("Services"));
+        assert_eq!(
+            did_you_mean("Servces", ["VW", "Services"]),
+            Some("Services")
+        );
         assert_eq!(did_you_mean("zzz", ["VW", "Services"]), None);
     }
 }

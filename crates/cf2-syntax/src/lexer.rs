@@ -1,15 +1,545 @@
-//! The lexer (to be written). Public helpers used by other crates:
+//! The lexer.
+//!
+//! Tokens are recognised by a [`logos`] state machine, one token at a time, on demand: the
+//! parser drives the lexer, because what some characters mean depends on where they stand.
+//! A `/` where a value is expected starts a regular expression, elsewhere it divides; the
+//! body of a `"..."` string or of a `/.../` regular expression is scanned by hand, and each
+//! `${...}` interpolation inside it is parsed as ordinary tokens before the scan resumes.
+//!
+//! Lexical rules (they are part of the language definition):
+//! - spaces, tabs and `\r` separate tokens; `//` starts a comment that runs to the end of
+//!   the line; a newline is a token (statements end at newlines, see the parser);
+//! - a word is `[A-Za-z_]` or any non-ASCII character other than white space, control
+//!   characters, U+200B and U+FEFF, followed by such characters or digits; a word may also
+//!   contain single `-`s between those characters (`entry-1`). Such a word is a bare
+//!   literal where a value is expected; names (resources, functions, macro parameters,
+//!   selectors, references) cannot contain `-`;
+//! - `$name` is a reference (`$X-1` is `$X` minus 1);
+//! - a number is `[0-9]+(\.[0-9]+)?`; a minus sign is an operator;
+//! - `'...'` is a literal, `"..."` a string; both may span lines; in both, `\\`, `\'`,
+//!   `\"`, `\n`, `\t` and `\$` are escapes, and any other backslash is kept as written.
+
+use logos::Logos;
+use std::collections::VecDeque;
+
+/// The keywords: never literals nor names.
+pub const KEYWORDS: [&str; 8] = [
+    "if", "then", "else", "import", "def", "private", "true", "false",
+];
+
+/// True if `s` is one of [`KEYWORDS`].
+pub fn is_keyword(s: &str) -> bool {
+    KEYWORDS.contains(&s)
+}
 
 /// True if `s` can be written as a bare word and reads back as the same literal: an
 /// identifier-like word (letters, digits, `_`, `-` inside, non-ASCII) that is not a keyword
 /// (`true`, `false`, `if`, `then`, `else`, `import`, `def`, `private`).
 pub fn is_bare_literal(s: &str) -> bool {
-    let _ = s;
-    false
+    is_one_word(s) && !is_keyword(s)
 }
 
-/// True if `s` is a valid resource name (identifier).
+/// True if `s` is a valid resource name (identifier): a word without `-` that is not a
+/// keyword.
 pub fn is_identifier(s: &str) -> bool {
-    let _ = s;
-    false
+    is_one_word(s) && !s.contains('-') && !is_keyword(s)
+}
+
+fn is_one_word(s: &str) -> bool {
+    let mut lx = Tok::lexer(s);
+    matches!(lx.next(), Some(Ok(Tok::Word))) && lx.span() == (0..s.len())
+}
+
+/// The kinds of token. `Eof` and `Error` are never produced by the state machine itself.
+#[derive(Logos, Debug, Clone, Copy, PartialEq, Eq)]
+#[logos(skip r"[ \t\r]+")]
+#[logos(skip(r"//[^\n]*", allow_greedy = true))]
+pub(crate) enum Tok {
+    /// One or more line ends, with the blank space and comments between them.
+    #[regex(r"\n([ \t\r\n]|//[^\n]*)*", allow_greedy = true)]
+    Newline,
+    #[regex(
+        r"[A-Za-z_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]][A-Za-z0-9_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]]*(-[A-Za-z0-9_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]]+)*"
+    )]
+    Word,
+    #[regex(
+        r"\$[A-Za-z_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]][A-Za-z0-9_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]]*"
+    )]
+    Ref,
+    /// A `$` not followed by a name.
+    #[token("$")]
+    Dollar,
+    #[regex(r"[0-9]+(\.[0-9]+)?")]
+    Number,
+    /// A complete `'...'`.
+    #[regex(r"'([^'\\]|\\[\x00-\x{10FFFF}])*'")]
+    SQuoted,
+    /// A `'` that is never closed.
+    #[token("'")]
+    SQuoteOpen,
+    /// The opening `"` of a string; the body is scanned by [`Lexer::scan_string`].
+    #[token("\"")]
+    DQuote,
+    #[token("=>")]
+    Arrow,
+    #[token("~>")]
+    MergeArrow,
+    #[token("~")]
+    Tilde,
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+    #[token("=")]
+    Assign,
+    #[token("=~")]
+    MatchOp,
+    #[token("!~")]
+    NotMatchOp,
+    #[token("==")]
+    EqEq,
+    #[token("!=")]
+    Ne,
+    #[token("<=")]
+    Le,
+    #[token(">=")]
+    Ge,
+    #[token("<")]
+    Lt,
+    #[token(">")]
+    Gt,
+    #[token("&&")]
+    AndAnd,
+    #[token("||")]
+    OrOr,
+    #[token("++")]
+    PlusPlus,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("*")]
+    Star,
+    /// Division, or the start of a regular expression where a value is expected.
+    #[token("/")]
+    Slash,
+    #[token("!")]
+    Bang,
+    #[token(".")]
+    Dot,
+    #[token(",")]
+    Comma,
+    #[token("?")]
+    Question,
+    /// The end of the text.
+    Eof,
+    /// A character that starts no token.
+    Error,
+}
+
+/// A token: its kind and its byte range in the source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Token {
+    pub kind: Tok,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// What stopped the scan of a string or regex body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The closing delimiter (consumed).
+    Closed,
+    /// `${` (consumed); `usize` is the offset of the `$`.
+    Interp(usize),
+    /// A line end inside a regular expression (not consumed).
+    LineEnd,
+    /// The end of the text.
+    Eof,
+}
+
+/// The lazily driven lexer: a position in the text and a small buffer of tokens already
+/// recognised ahead of it.
+pub(crate) struct Lexer<'a> {
+    src: &'a str,
+    /// Where the next unbuffered token starts (just after the last consumed token when the
+    /// buffer is empty).
+    pos: usize,
+    buf: VecDeque<Token>,
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(src: &'a str, start: usize) -> Lexer<'a> {
+        Lexer {
+            src,
+            pos: start.min(src.len()),
+            buf: VecDeque::new(),
+        }
+    }
+
+    pub fn src(&self) -> &'a str {
+        self.src
+    }
+
+    /// Recognises one token starting at (or after blank space at) `at`.
+    fn lex_at(&self, at: usize) -> Token {
+        let len = self.src.len();
+        let eof = Token {
+            kind: Tok::Eof,
+            start: len,
+            end: len,
+        };
+        let Some(rest) = self.src.get(at..) else {
+            return eof;
+        };
+        let mut lx = Tok::lexer(rest);
+        match lx.next() {
+            None => eof,
+            Some(Ok(kind)) => {
+                let r = lx.span();
+                Token {
+                    kind,
+                    start: at + r.start,
+                    end: at + r.end,
+                }
+            }
+            Some(Err(())) => {
+                let r = lx.span();
+                let start = at + r.start;
+                // One whole character, whatever the state machine reported.
+                let width = self
+                    .src
+                    .get(start..)
+                    .and_then(|s| s.chars().next())
+                    .map_or(1, char::len_utf8);
+                Token {
+                    kind: Tok::Error,
+                    start,
+                    end: (start + width).min(len),
+                }
+            }
+        }
+    }
+
+    /// The `n`th token ahead (0 is the next one), newlines included.
+    pub fn peek_nth(&mut self, n: usize) -> Token {
+        while self.buf.len() <= n {
+            let at = self.buf.back().map_or(self.pos, |t| t.end);
+            let t = self.lex_at(at);
+            self.buf.push_back(t);
+        }
+        self.buf.get(n).copied().unwrap_or(Token {
+            kind: Tok::Eof,
+            start: self.src.len(),
+            end: self.src.len(),
+        })
+    }
+
+    /// Consumes and returns the next token.
+    pub fn next_token(&mut self) -> Token {
+        let t = self.peek_nth(0);
+        self.buf.pop_front();
+        if t.kind != Tok::Eof || self.buf.is_empty() {
+            self.pos = t.end;
+        }
+        t
+    }
+
+    /// Where the first token not yet consumed starts (or the scan position).
+    pub fn resume_pos(&self) -> usize {
+        self.buf.front().map_or(self.pos, |t| t.start)
+    }
+
+    /// Continues lexing at byte `pos`, forgetting any token recognised ahead.
+    pub fn reset(&mut self, pos: usize) {
+        self.buf.clear();
+        self.pos = pos.min(self.src.len());
+    }
+
+    /// The text of the source from the scan position on.
+    fn rest(&self) -> &'a str {
+        self.src.get(self.pos..).unwrap_or("")
+    }
+
+    /// Scans the body of a `"..."` string from the scan position (just after the opening
+    /// quote or after an interpolation), appending text with escapes processed to `out`.
+    pub fn scan_string(&mut self, out: &mut String) -> Stop {
+        self.buf.clear();
+        let base = self.pos;
+        let mut chars = self.rest().char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '"' => {
+                    self.pos = base + i + 1;
+                    return Stop::Closed;
+                }
+                '\\' => match chars.next() {
+                    Some((_, e)) => push_escape(out, e),
+                    None => {
+                        out.push('\\');
+                        break;
+                    }
+                },
+                '$' if matches!(chars.peek(), Some((_, '{'))) => {
+                    self.pos = base + i + 2;
+                    return Stop::Interp(base + i);
+                }
+                _ => out.push(c),
+            }
+        }
+        self.pos = self.src.len();
+        Stop::Eof
+    }
+
+    /// Scans the body of a `/.../` regular expression from the scan position, appending the
+    /// pattern text to `out`: verbatim, except that `\/` becomes `/`. `\$` stays `\$` and
+    /// does not start an interpolation.
+    pub fn scan_regex(&mut self, out: &mut String) -> Stop {
+        self.buf.clear();
+        let base = self.pos;
+        let mut chars = self.rest().char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '/' => {
+                    self.pos = base + i + 1;
+                    return Stop::Closed;
+                }
+                '\n' => {
+                    self.pos = base + i;
+                    return Stop::LineEnd;
+                }
+                '\\' => match chars.peek().copied() {
+                    Some((_, '/')) => {
+                        chars.next();
+                        out.push('/');
+                    }
+                    Some((_, '\n')) | None => out.push('\\'),
+                    Some((_, e)) => {
+                        chars.next();
+                        out.push('\\');
+                        out.push(e);
+                    }
+                },
+                '$' if matches!(chars.peek(), Some((_, '{'))) => {
+                    self.pos = base + i + 2;
+                    return Stop::Interp(base + i);
+                }
+                _ => out.push(c),
+            }
+        }
+        self.pos = self.src.len();
+        Stop::Eof
+    }
+
+    /// Error recovery inside `${...}`: skips from the first unconsumed token to just after
+    /// the next `}`, or up to (not over) the delimiter that closes the enclosing string or
+    /// regex, or a line end in a regex.
+    pub fn skip_interp(&mut self, regex: bool) {
+        let from = self.resume_pos();
+        self.reset(from);
+        let base = self.pos;
+        let mut chars = self.rest().char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '}' => {
+                    self.pos = base + i + 1;
+                    return;
+                }
+                '"' if !regex => {
+                    self.pos = base + i;
+                    return;
+                }
+                '/' | '\n' if regex => {
+                    self.pos = base + i;
+                    return;
+                }
+                '\\' if !regex => {
+                    chars.next();
+                }
+                _ => {}
+            }
+        }
+        self.pos = self.src.len();
+    }
+
+    /// Error recovery: skips the body of a string whose opening quote was just consumed,
+    /// without looking into its interpolations.
+    pub fn skip_string(&mut self) {
+        self.reset(self.pos);
+        self.pos = string_end(self.src, self.pos).unwrap_or(self.src.len());
+    }
+}
+
+/// Where the string whose body starts at `from` ends (just after its closing quote).
+pub(crate) fn string_end(src: &str, from: usize) -> Option<usize> {
+    let body = src.get(from..)?;
+    let mut chars = body.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some(from + i + 1),
+            '\\' => {
+                chars.next();
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Appends the character that `\e` stands for in a literal or string.
+fn push_escape(out: &mut String, e: char) {
+    match e {
+        'n' => out.push('\n'),
+        't' => out.push('\t'),
+        '\\' | '\'' | '"' | '$' => out.push(e),
+        _ => {
+            out.push('\\');
+            out.push(e);
+        }
+    }
+}
+
+/// The text of a `'...'` literal body (without the quotes), escapes processed.
+pub(crate) fn unescape(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(e) => push_escape(&mut out, e),
+                None => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(s: &str) -> Vec<(Tok, &str)> {
+        let mut lx = Lexer::new(s, 0);
+        let mut v = Vec::new();
+        loop {
+            let t = lx.next_token();
+            if t.kind == Tok::Eof {
+                break;
+            }
+            v.push((t.kind, s.get(t.start..t.end).unwrap_or("?")));
+        }
+        v
+    }
+
+    #[test]
+    fn words_refs_numbers() {
+        use Tok::*;
+        assert_eq!(
+            kinds("foo-bar foo- $X-1 0.a 1.5.2 é★"),
+            vec![
+                (Word, "foo-bar"),
+                (Word, "foo"),
+                (Minus, "-"),
+                (Ref, "$X"),
+                (Minus, "-"),
+                (Number, "1"),
+                (Number, "0"),
+                (Dot, "."),
+                (Word, "a"),
+                (Number, "1.5"),
+                (Dot, "."),
+                (Number, "2"),
+                (Word, "é★"),
+            ]
+        );
+    }
+
+    #[test]
+    fn operators() {
+        use Tok::*;
+        let got: Vec<Tok> =
+            kinds("=> ~> ~ = =~ !~ == != <= >= < > && || ++ + - * / ! . , ? ( ) [ ] { }")
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect();
+        assert_eq!(
+            got,
+            vec![
+                Arrow, MergeArrow, Tilde, Assign, MatchOp, NotMatchOp, EqEq, Ne, Le, Ge, Lt, Gt,
+                AndAnd, OrOr, PlusPlus, Plus, Minus, Star, Slash, Bang, Dot, Comma, Question,
+                LParen, RParen, LBracket, RBracket, LBrace, RBrace
+            ]
+        );
+    }
+
+    #[test]
+    fn newlines_and_comments_merge() {
+        use Tok::*;
+        assert_eq!(
+            kinds("a // c\n\n  // d\n b\r\nc"),
+            vec![
+                (Word, "a"),
+                (Newline, "\n\n  // d\n "),
+                (Word, "b"),
+                (Newline, "\n"),
+                (Word, "c")
+            ]
+        );
+    }
+
+    #[test]
+    fn quotes() {
+        use Tok::*;
+        assert_eq!(
+            kinds(r"'a\'b' 'x"),
+            vec![(SQuoted, r"'a\'b'"), (SQuoteOpen, "'"), (Word, "x")]
+        );
+        assert_eq!(unescape(r"a\'b\\c\n\t\$\d"), "a'b\\c\n\t$\\d");
+    }
+
+    #[test]
+    fn unicode_space_is_not_a_word() {
+        use Tok::*;
+        assert_eq!(
+            kinds("a\u{a0}b"),
+            vec![(Word, "a"), (Error, "\u{a0}"), (Word, "b")]
+        );
+    }
+
+    #[test]
+    fn bare_literals_and_identifiers() {
+        for s in [
+            "simple123",
+            "entry-1",
+            "foo-bar",
+            "_x",
+            "é★",
+            "a-b-c",
+            "Ünïcode",
+        ] {
+            assert!(is_bare_literal(s), "{s}");
+        }
+        for s in [
+            "", "if", "true", "false", "then", "else", "import", "def", "private", "a b", "-a",
+            "a-", "a--b", "1a", "12", "a.b", "'a'", "a\n", " a", "$a", "a\u{a0}",
+        ] {
+            assert!(!is_bare_literal(s), "{s:?}");
+        }
+        for s in ["X", "simple123", "_x", "Ünïcode", "entry★1"] {
+            assert!(is_identifier(s), "{s}");
+        }
+        for s in ["", "entry-1", "if", "true", "1a", "a.b", "a b"] {
+            assert!(!is_identifier(s), "{s:?}");
+        }
+    }
 }

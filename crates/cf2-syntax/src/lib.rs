@@ -12,5 +12,5 @@ pub mod span;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
 pub use parser::{parse, MAX_NESTING};
-pub use source::{SourceFile, SourceMap};
+pub use source::{SourceFile, SourceMap, Sources};
 pub use span::{FileId, Span};

@@ -1,15 +1,1660 @@
-//! The parser (to be written).
-use crate::ast;
+//! The parser: recursive descent over the grammar of clarifications §1, driving the lexer
+//! token by token.
+//!
+//! Newlines. A newline (or a `,`) separates statements, list elements and arguments, but a
+//! newline ends something only where it can end:
+//! - newlines are skipped after anything that cannot end an expression: a binary or prefix
+//!   operator, `=>`, `~>`, `~(name)>`, `.`, `if`, the `(cond)` of an `if`, `then`, `else`,
+//!   `private`, and before and after the `=` of a `def`;
+//! - inside `( )` around an expression (and inside `${ }`) newlines are ignored;
+//! - after a complete expression, if the first token on the next non-blank line can only
+//!   continue it (a binary operator, `.`, `else`, or a mutation operator `=>`, `~>`, `~`
+//!   continuing a resource definition), the expression continues there. Inside a list or
+//!   the arguments of a call, `-` and `/` at the start of a line begin a new element (a
+//!   negative number, a regular expression) rather than continuing the previous one.
+//!
+//! Errors. Each error is reported once, as a [`Diagnostic`]; the statement in which it
+//! occurred is abandoned up to the next separator at its own bracket depth (or the `}`
+//! closing its block), and parsing resumes there. Nesting deeper than [`MAX_NESTING`] is an
+//! error: the parser never recurses deeper than that, and never builds a deeper tree (a
+//! chain of `n` binary operators or selectors is `n` levels deep).
+//!
+//! Stack use. The recursive functions keep their frames small (every diagnostic is built in
+//! a separate, cold function), so that [`MAX_NESTING`] levels fit in well under 1 MiB of
+//! stack even in an unoptimised build.
+
+use crate::ast::{
+    BinaryOp, Call, Expr, ExprKind, File, Ident, If, Import, MacroDef, Mutation, MutationOp,
+    Number, Part, ResourceDef, Statement, UnaryOp,
+};
 use crate::diagnostic::Diagnostic;
-use crate::span::FileId;
+use crate::lexer::{is_keyword, string_end, unescape, Lexer, Stop, Tok, Token};
+use crate::span::{FileId, Span};
+use std::sync::Arc;
 
 /// The deepest nesting of brackets, blocks and operators the parser accepts; deeper input is
 /// a clean error rather than a stack overflow.
 pub const MAX_NESTING: usize = 256;
 
-/// Parses one file. Always returns a tree (with [`ast::ExprKind::Error`] where something
-/// could not be parsed) and every syntax error found, not just the first.
-pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
-    let _ = (file, text);
-    (ast::File::default(), Vec::new())
+/// After this many syntax errors the rest of a file is not examined.
+const MAX_ERRORS: usize = 100;
+
+/// Parses one file. Always returns a tree (with [`ExprKind::Error`] where something could
+/// not be parsed) and every syntax error found, not just the first.
+pub fn parse(file: FileId, text: &str) -> (File, Vec<Diagnostic>) {
+    if let Some(nul) = text.find('\0') {
+        let d = Diagnostic::error("the file contains a NUL byte, so it is not a CF2 text file")
+            .at(Span::new(file, nul, nul + 1))
+            .with_label("NUL byte")
+            .hint("check that the right file is being compiled");
+        return (File::default(), vec![d]);
+    }
+    // A UTF-8 byte order mark is not part of the text.
+    let start = if text.starts_with('\u{FEFF}') { 3 } else { 0 };
+    let mut p = Parser {
+        file,
+        lex: Lexer::new(text, start),
+        diags: Vec::new(),
+        mode: Mode::Stmt,
+        depth: 0,
+        brackets: Vec::new(),
+        gave_up: false,
+        vals: Vec::new(),
+        unclosed_reported: false,
+    };
+    let mut statements = Vec::new();
+    p.statements(&mut statements, false);
+    (File { statements }, p.diags)
+}
+
+/// How newlines are treated where the parser stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// In a block or at the top level: a newline separates statements.
+    Stmt,
+    /// In a list, call arguments or macro parameters: a newline separates elements.
+    List,
+    /// In `( )` around an expression, or in `${ }`: newlines are ignored.
+    Skip,
+}
+
+/// An error has been reported; the caller abandons what it was parsing.
+#[derive(Debug)]
+struct Fail;
+
+type R<T> = Result<T, Fail>;
+
+/// An expression and the depth of its tree (a leaf is 0).
+struct Node {
+    expr: Expr,
+    depth: usize,
+}
+
+/// Precedence levels (clarifications §1): higher binds tighter.
+const P_OR: u8 = 1;
+const P_AND: u8 = 2;
+const P_CMP: u8 = 3;
+const P_MATCH: u8 = 4;
+const P_CONCAT: u8 = 5;
+const P_SUM: u8 = 6;
+const P_PRODUCT: u8 = 7;
+
+fn binop(kind: Tok) -> Option<(BinaryOp, u8)> {
+    Some(match kind {
+        Tok::OrOr => (BinaryOp::Or, P_OR),
+        Tok::AndAnd => (BinaryOp::And, P_AND),
+        Tok::Lt => (BinaryOp::Lt, P_CMP),
+        Tok::Le => (BinaryOp::Le, P_CMP),
+        Tok::EqEq => (BinaryOp::Eq, P_CMP),
+        Tok::Ne => (BinaryOp::Ne, P_CMP),
+        Tok::Ge => (BinaryOp::Ge, P_CMP),
+        Tok::Gt => (BinaryOp::Gt, P_CMP),
+        Tok::MatchOp => (BinaryOp::Match, P_MATCH),
+        Tok::NotMatchOp => (BinaryOp::NotMatch, P_MATCH),
+        Tok::PlusPlus => (BinaryOp::Concat, P_CONCAT),
+        Tok::Plus => (BinaryOp::Add, P_SUM),
+        Tok::Minus => (BinaryOp::Sub, P_SUM),
+        Tok::Star => (BinaryOp::Mul, P_PRODUCT),
+        Tok::Slash => (BinaryOp::Div, P_PRODUCT),
+        _ => return None,
+    })
+}
+
+fn is_binop(kind: Tok, _: &str) -> bool {
+    binop(kind).is_some()
+}
+
+fn is_mutation_op(kind: Tok, _: &str) -> bool {
+    matches!(kind, Tok::Arrow | Tok::MergeArrow | Tok::Tilde)
+}
+
+fn is_dot(kind: Tok, _: &str) -> bool {
+    kind == Tok::Dot
+}
+
+fn is_else(kind: Tok, text: &str) -> bool {
+    kind == Tok::Word && text == "else"
+}
+
+/// The syntax errors, built into diagnostics by [`Parser::fail`] (out of the recursive
+/// functions, to keep their stack frames small).
+enum E<'x> {
+    /// "expected {1}, found {0}"
+    Expected(Token, &'static str),
+    NoSeparator(Token, Option<&'x Statement>),
+    Unmatched(Token),
+    StatementRef(Token),
+    KeywordName(Token),
+    IdentKeyword(Token, &'static str, &'static str),
+    IdentDash(Token, &'static str),
+    NoMutationOp(Token, &'x [Ident]),
+    TildeNoParen(Token),
+    TildeNoClose(Token, &'x Ident),
+    TildeNoGt(Token, &'x Ident),
+    DefNoParen(Token, &'x Ident),
+    DefNoEq(Token, &'x Ident),
+    ChainedComparison(Token, BinaryOp),
+    AfterMatch(Token, BinaryOp, u8),
+    MatchSelect(Token, BinaryOp),
+    TooDeep(Span),
+    NumberTooLarge(Span),
+    DollarNoName(Token),
+    UnclosedLiteral(Token),
+    ValueExpected(Token),
+    ValueKeyword(Token),
+    EmptyBrackets(Token),
+    NeverClosed(Token),
+    /// (opening bracket, token found, what was expected)
+    MissingCloser(Token, Token, &'static str),
+    /// (opening bracket, token found, the function called, or `None` for `import`)
+    ArgsCloser(Token, Token, Option<&'x Ident>),
+    ImportNoParen(Token),
+    ImportArity(Span),
+    IfNoParen(Token),
+    IfNoThen(Token, Token),
+    Unterminated(Token, bool),
+    InterpName(Token),
+    InterpUnclosed(usize),
+    InterpExpected(Token, usize),
+}
+
+struct Parser<'a> {
+    file: FileId,
+    lex: Lexer<'a>,
+    diags: Vec<Diagnostic>,
+    mode: Mode,
+    /// How deeply the parser has recursed into nested constructs.
+    depth: usize,
+    /// The brackets opened and not yet closed (kind and span of the opening one).
+    brackets: Vec<(Tok, Span)>,
+    /// Too many errors: the rest of the file is skipped.
+    gave_up: bool,
+    /// The expressions parsed and not yet placed in their parent.
+    vals: Vec<Node>,
+    /// A "never closed" error has been reported.
+    unclosed_reported: bool,
+}
+
+impl<'a> Parser<'a> {
+    // ----- tokens -------------------------------------------------------------------------
+
+    fn span(&self, start: usize, end: usize) -> Span {
+        Span::new(self.file, start, end)
+    }
+
+    fn tspan(&self, t: Token) -> Span {
+        self.span(t.start, t.end)
+    }
+
+    fn text(&self, t: Token) -> &'a str {
+        self.lex.src().get(t.start..t.end).unwrap_or("")
+    }
+
+    /// The next token; in [`Mode::Skip`], newlines are consumed first.
+    fn peek(&mut self) -> Token {
+        if self.mode == Mode::Skip {
+            self.skip_nl();
+        }
+        self.lex.peek_nth(0)
+    }
+
+    /// Consumes the token [`Parser::peek`] returns.
+    fn bump(&mut self) -> Token {
+        self.peek();
+        self.lex.next_token()
+    }
+
+    fn skip_nl(&mut self) {
+        while self.lex.peek_nth(0).kind == Tok::Newline {
+            self.lex.next_token();
+        }
+    }
+
+    fn skip_separators(&mut self) {
+        while matches!(self.lex.peek_nth(0).kind, Tok::Newline | Tok::Comma) {
+            self.lex.next_token();
+        }
+    }
+
+    /// True if the tokens from the `n`th on are `Name =>`, `Name ~>`, `Name ~`, `Name .` or
+    /// `private Name`: the start of a resource definition.
+    fn starts_definition(&mut self, n: usize) -> bool {
+        let t = self.lex.peek_nth(n);
+        if t.kind != Tok::Word {
+            return false;
+        }
+        let next = self.lex.peek_nth(n + 1).kind;
+        match self.text(t) {
+            "private" => next == Tok::Word,
+            w if is_keyword(w) => false,
+            _ => matches!(next, Tok::Arrow | Tok::MergeArrow | Tok::Tilde | Tok::Dot),
+        }
+    }
+
+    /// True if the next token, possibly after newlines, satisfies `pred` and may continue
+    /// what was just parsed; the newlines are then consumed.
+    fn cont(&mut self, pred: fn(Tok, &str) -> bool) -> bool {
+        let t = self.lex.peek_nth(0);
+        if t.kind != Tok::Newline {
+            return pred(t.kind, self.text(t));
+        }
+        let mut i = 1;
+        let mut t = self.lex.peek_nth(i);
+        while t.kind == Tok::Newline {
+            i += 1;
+            t = self.lex.peek_nth(i);
+        }
+        let starts_element = self.mode == Mode::List && matches!(t.kind, Tok::Minus | Tok::Slash);
+        if pred(t.kind, self.text(t)) && !starts_element {
+            self.skip_nl();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn is_word(&self, t: Token, w: &str) -> bool {
+        t.kind == Tok::Word && self.text(t) == w
+    }
+
+    // ----- nesting ------------------------------------------------------------------------
+
+    /// Enters a nested construct that starts at `at`.
+    fn enter(&mut self, at: Token) -> R<()> {
+        if self.depth >= MAX_NESTING {
+            let span = self.tspan(at);
+            return Err(self.fail(E::TooDeep(span)));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Pushes an expression whose tree is `depth` deep; too deep is an error at `at`.
+    fn push_node(&mut self, kind: ExprKind, span: Span, depth: usize, at: Span) -> R<()> {
+        if depth > MAX_NESTING {
+            return Err(self.fail(E::TooDeep(at)));
+        }
+        self.vals.push(Node {
+            expr: Expr { kind, span },
+            depth,
+        });
+        Ok(())
+    }
+
+    fn push_leaf(&mut self, kind: ExprKind, span: Span) {
+        self.vals.push(Node {
+            expr: Expr { kind, span },
+            depth: 0,
+        });
+    }
+
+    fn open_bracket(&mut self, t: Token) {
+        let span = self.tspan(t);
+        self.brackets.push((t.kind, span));
+    }
+
+    fn close_bracket(&mut self) {
+        self.brackets.pop();
+    }
+
+    /// Abandons a statement: skips to the next separator at bracket depth `h0`, or to the
+    /// `}` closing the current block (not consumed), or to the end of the file. A bracket
+    /// the statement left open does not hide the statements after it when the next line
+    /// plainly starts a resource definition (`Name =>`).
+    #[inline(never)]
+    fn recover(&mut self, h0: usize, in_block: bool) {
+        if self.gave_up {
+            let end = self.lex.src().len();
+            self.lex.reset(end);
+            return;
+        }
+        loop {
+            let t = self.lex.peek_nth(0);
+            match t.kind {
+                Tok::Eof => return,
+                Tok::Newline | Tok::Comma if self.brackets.len() <= h0 => return,
+                Tok::Newline if self.starts_definition(1) => {
+                    self.brackets.truncate(h0);
+                    return;
+                }
+                Tok::LParen | Tok::LBracket | Tok::LBrace => {
+                    self.lex.next_token();
+                    self.open_bracket(t);
+                }
+                Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                    let open = match t.kind {
+                        Tok::RParen => Tok::LParen,
+                        Tok::RBracket => Tok::LBracket,
+                        _ => Tok::LBrace,
+                    };
+                    let above = self.brackets.get(h0..).unwrap_or(&[]);
+                    if let Some(i) = above.iter().rposition(|(k, _)| *k == open) {
+                        // Closes a bracket opened in the statement (and any left open in it).
+                        self.lex.next_token();
+                        self.brackets.truncate(h0 + i);
+                    } else if t.kind == Tok::RBrace && in_block {
+                        // Closes the block the statement is in.
+                        return;
+                    } else {
+                        // Unmatched: taken as closing the innermost bracket, if any.
+                        self.lex.next_token();
+                        if self.brackets.len() > h0 {
+                            self.close_bracket();
+                        }
+                    }
+                }
+                Tok::DQuote => {
+                    self.lex.next_token();
+                    self.lex.skip_string();
+                }
+                Tok::SQuoteOpen => {
+                    let end = self.lex.src().len();
+                    self.lex.reset(end);
+                    return;
+                }
+                _ => {
+                    self.lex.next_token();
+                }
+            }
+        }
+    }
+
+    // ----- statements ---------------------------------------------------------------------
+
+    /// Parses statements up to the end of the file (top level) or up to the `}` closing the
+    /// block (not consumed). Returns the depth of the deepest value.
+    fn statements(&mut self, out: &mut Vec<Statement>, in_block: bool) -> usize {
+        let saved = self.mode;
+        let mut depth = 0;
+        loop {
+            self.mode = Mode::Stmt;
+            self.skip_separators();
+            let t = self.lex.peek_nth(0);
+            if t.kind == Tok::Eof || (in_block && t.kind == Tok::RBrace) {
+                break;
+            }
+            let h0 = self.brackets.len();
+            let d0 = self.depth;
+            let v0 = self.vals.len();
+            match self.statement(out) {
+                Ok(d) => {
+                    depth = depth.max(d);
+                    let n = self.lex.peek_nth(0);
+                    let ends = matches!(n.kind, Tok::Newline | Tok::Comma | Tok::Eof)
+                        || (in_block && n.kind == Tok::RBrace);
+                    if !ends {
+                        self.fail(E::NoSeparator(n, out.last()));
+                        self.recover(h0, in_block);
+                    }
+                }
+                Err(Fail) => self.recover(h0, in_block),
+            }
+            self.depth = d0;
+            self.brackets.truncate(h0);
+            self.vals.truncate(v0);
+            // Never loop without progress.
+            let n = self.lex.peek_nth(0);
+            if n == t && n.kind != Tok::Eof && !(in_block && n.kind == Tok::RBrace) {
+                self.lex.next_token();
+            }
+        }
+        self.mode = saved;
+        depth
+    }
+
+    /// Parses one statement into `out`; returns the depth of its deepest value.
+    fn statement(&mut self, out: &mut Vec<Statement>) -> R<usize> {
+        let t = self.lex.peek_nth(0);
+        match t.kind {
+            Tok::Word => match self.text(t) {
+                "if" => {
+                    self.if_expr()?;
+                    Ok(self.pop_statement(out))
+                }
+                "import" => {
+                    self.import()?;
+                    Ok(self.pop_statement(out))
+                }
+                "def" => self.macro_def(out),
+                "private" => self.resource(out),
+                "then" | "else" | "true" | "false" => Err(self.fail(E::KeywordName(t))),
+                _ if self.lex.peek_nth(1).kind == Tok::LParen => {
+                    self.call()?;
+                    Ok(self.pop_statement(out))
+                }
+                _ => self.resource(out),
+            },
+            Tok::Ref => Err(self.fail(E::StatementRef(t))),
+            Tok::RBrace | Tok::RParen | Tok::RBracket => Err(self.fail(E::Unmatched(t))),
+            _ => Err(self.fail(E::Expected(
+                t,
+                "a resource definition (`Name => value`) or a statement",
+            ))),
+        }
+    }
+
+    /// Moves the `if`, `import` or call on top of the value stack into `out` as a statement.
+    #[inline(never)]
+    fn pop_statement(&mut self, out: &mut Vec<Statement>) -> usize {
+        let Some(n) = self.vals.pop() else {
+            return 0;
+        };
+        match n.expr.kind {
+            ExprKind::If(i) => out.push(Statement::If(i)),
+            ExprKind::Import(i) => out.push(Statement::Import(i)),
+            ExprKind::Call(c) => out.push(Statement::Call(c)),
+            _ => {}
+        }
+        n.depth
+    }
+
+    /// A name: a word without `-` that is not a keyword. `kind` says what it names, for
+    /// messages ("resource names"); `expected` is what to call it if it is missing.
+    fn ident(&mut self, kind: &'static str, expected: &'static str) -> R<Ident> {
+        let t = self.peek();
+        if t.kind != Tok::Word {
+            return Err(self.fail(E::Expected(t, expected)));
+        }
+        let w = self.text(t);
+        if is_keyword(w) {
+            return Err(self.fail(E::IdentKeyword(t, kind, expected)));
+        }
+        if w.contains('-') {
+            // Reported, but parsing goes on.
+            self.fail(E::IdentDash(t, kind));
+        }
+        self.bump();
+        Ok(Ident {
+            name: Arc::from(w),
+            span: self.tspan(t),
+        })
+    }
+
+    /// `private* a.b.c OP expr (OP expr)*`
+    fn resource(&mut self, out: &mut Vec<Statement>) -> R<usize> {
+        let first = self.lex.peek_nth(0);
+        let mut path = Vec::new();
+        let private = self.resource_path(&mut path)?;
+        let mut mutations = Vec::new();
+        let mut depth = 0;
+        let mut failed = false;
+        loop {
+            if !self.cont(is_mutation_op) {
+                if mutations.is_empty() {
+                    let t = self.lex.peek_nth(0);
+                    return Err(self.fail(E::NoMutationOp(t, &path)));
+                }
+                break;
+            }
+            self.mutation_op(&mut mutations)?;
+            self.skip_nl();
+            failed = self.binary(P_OR).is_err();
+            // After an error, keep the resource (so later stages know it exists), valued as
+            // an error.
+            depth = depth.max(self.pop_mutation(&mut mutations, failed));
+            if failed {
+                break;
+            }
+        }
+        self.finish_resource(out, first, private, path, mutations);
+        if failed {
+            Err(Fail)
+        } else {
+            Ok(depth)
+        }
+    }
+
+    /// `private* a.b.c` of a resource definition, into `path`; returns whether it is private.
+    #[inline(never)]
+    fn resource_path(&mut self, path: &mut Vec<Ident>) -> R<bool> {
+        let mut private = false;
+        loop {
+            let t = self.lex.peek_nth(0);
+            if !self.is_word(t, "private") {
+                break;
+            }
+            self.bump();
+            self.skip_nl();
+            private = true;
+        }
+        let what = if private {
+            "a resource name after `private`"
+        } else {
+            "a resource name"
+        };
+        path.push(self.ident("resource names", what)?);
+        while self.cont(is_dot) {
+            self.bump();
+            self.skip_nl();
+            path.push(self.ident("resource names", "a resource name after `.`")?);
+        }
+        Ok(private)
+    }
+
+    #[inline(never)]
+    fn finish_resource(
+        &mut self,
+        out: &mut Vec<Statement>,
+        first: Token,
+        private: bool,
+        path: Vec<Ident>,
+        mutations: Vec<Mutation>,
+    ) {
+        let end = mutations
+            .last()
+            .map_or(first.end, |m| m.value.span.end as usize);
+        let span = self.span(first.start, end);
+        out.push(Statement::Resource(ResourceDef {
+            private,
+            path,
+            mutations,
+            span,
+        }));
+    }
+
+    /// Gives the last of `mutations` its value, from the value stack (or an error).
+    #[inline(never)]
+    fn pop_mutation(&mut self, mutations: &mut [Mutation], failed: bool) -> usize {
+        let Some(m) = mutations.last_mut() else {
+            return 0;
+        };
+        match self.vals.pop() {
+            Some(n) if !failed => {
+                m.value = n.expr;
+                n.depth
+            }
+            _ => 0,
+        }
+    }
+
+    /// `=>`, `~>` or `~ ( name ) >`: pushes a mutation onto `mutations`, valued as an error
+    /// until its value is parsed.
+    #[inline(never)]
+    fn mutation_op(&mut self, mutations: &mut Vec<Mutation>) -> R<()> {
+        let (op, op_span) = self.mutation_operator()?;
+        mutations.push(Mutation {
+            op,
+            op_span,
+            value: Expr {
+                kind: ExprKind::Error,
+                span: op_span,
+            },
+        });
+        Ok(())
+    }
+
+    fn mutation_operator(&mut self) -> R<(MutationOp, Span)> {
+        let t = self.bump();
+        match t.kind {
+            Tok::Arrow => Ok((MutationOp::Assign, self.tspan(t))),
+            Tok::MergeArrow => Ok((MutationOp::Merge, self.tspan(t))),
+            _ => {
+                let open = self.lex.peek_nth(0);
+                if open.kind != Tok::LParen {
+                    return Err(self.fail(E::TildeNoParen(open)));
+                }
+                self.lex.next_token();
+                let name = self.ident(
+                    "function names",
+                    "the name of a mutation function in `~( )>`",
+                )?;
+                let close = self.lex.peek_nth(0);
+                if close.kind != Tok::RParen {
+                    return Err(self.fail(E::TildeNoClose(close, &name)));
+                }
+                self.lex.next_token();
+                let gt = self.lex.peek_nth(0);
+                if gt.kind != Tok::Gt {
+                    return Err(self.fail(E::TildeNoGt(gt, &name)));
+                }
+                self.lex.next_token();
+                Ok((MutationOp::Function(name), self.span(t.start, gt.end)))
+            }
+        }
+    }
+
+    /// `def name(params) = body`, into `out`.
+    fn macro_def(&mut self, out: &mut Vec<Statement>) -> R<usize> {
+        let kw = self.bump();
+        let name = self.ident("macro names", "a macro name after `def`")?;
+        let open = self.lex.peek_nth(0);
+        if open.kind != Tok::LParen {
+            return Err(self.fail(E::DefNoParen(open, &name)));
+        }
+        self.lex.next_token();
+        self.open_bracket(open);
+        let saved = self.mode;
+        self.mode = Mode::List;
+        let mut params = Vec::new();
+        loop {
+            self.skip_separators();
+            let t = self.lex.peek_nth(0);
+            match t.kind {
+                Tok::RParen => {
+                    self.lex.next_token();
+                    self.close_bracket();
+                    break;
+                }
+                Tok::Word => {
+                    params.push(self.ident("macro parameter names", "a parameter name")?);
+                    let n = self.lex.peek_nth(0);
+                    if !matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RParen) {
+                        return Err(self.fail(E::MissingCloser(
+                            open,
+                            n,
+                            "`,` or `)` after a macro parameter",
+                        )));
+                    }
+                }
+                Tok::Eof => return Err(self.fail(E::NeverClosed(open))),
+                _ => return Err(self.fail(E::Expected(t, "a parameter name or `)`"))),
+            }
+        }
+        self.mode = saved;
+        self.skip_nl();
+        let eq = self.lex.peek_nth(0);
+        if eq.kind != Tok::Assign {
+            return Err(self.fail(E::DefNoEq(eq, &name)));
+        }
+        self.lex.next_token();
+        self.skip_nl();
+        self.binary(P_OR)?;
+        let Some(body) = self.vals.pop() else {
+            return Err(Fail);
+        };
+        let span = self.span(kw.start, body.expr.span.end as usize);
+        out.push(Statement::Macro(MacroDef {
+            name,
+            params,
+            body: body.expr,
+            span,
+        }));
+        Ok(body.depth + 1)
+    }
+
+    // ----- expressions --------------------------------------------------------------------
+    //
+    // Each expression function pushes the expression it parsed onto `self.vals`; the
+    // `reduce_*` functions pop the parts and push what they make. (This keeps the stack
+    // frames of the recursive functions small.)
+
+    /// Precedence climbing over the binary operators (an expression is `binary(P_OR)`),
+    /// with the grammar's restrictions: a comparison is not associative (at most one per
+    /// operand of `&&`), and the right side of `=~`/`!~` is a single value.
+    fn binary(&mut self, min: u8) -> R<()> {
+        self.prefix()?;
+        let mut last = 0u8;
+        loop {
+            if !self.cont(is_binop) {
+                return Ok(());
+            }
+            let t = self.lex.peek_nth(0);
+            let Some((op, prec)) = binop(t.kind) else {
+                return Ok(());
+            };
+            if prec < min {
+                return Ok(());
+            }
+            if last == P_CMP && prec == P_CMP {
+                return Err(self.fail(E::ChainedComparison(t, op)));
+            }
+            if last == P_MATCH && prec >= P_MATCH {
+                return Err(self.fail(E::AfterMatch(t, op, prec)));
+            }
+            self.bump();
+            self.skip_nl();
+            if prec == P_MATCH {
+                // One value, not followed by a selection.
+                self.value(false)?;
+                if self.cont(is_dot) {
+                    let dot = self.lex.peek_nth(0);
+                    return Err(self.fail(E::MatchSelect(dot, op)));
+                }
+            } else {
+                self.binary(prec + 1)?;
+            }
+            self.reduce_binary(op, t)?;
+            last = prec;
+        }
+    }
+
+    #[inline(never)]
+    fn reduce_binary(&mut self, op: BinaryOp, t: Token) -> R<()> {
+        let (Some(rhs), Some(lhs)) = (self.vals.pop(), self.vals.pop()) else {
+            return Err(Fail);
+        };
+        let span = lhs.expr.span.to(rhs.expr.span);
+        let depth = lhs.depth.max(rhs.depth) + 1;
+        let kind = ExprKind::Binary(op, Box::new(lhs.expr), Box::new(rhs.expr));
+        self.push_node(kind, span, depth, self.tspan(t))
+    }
+
+    /// `( - | ! )* Value ( . Value )*`, folding `-` before a number literal into the number.
+    fn prefix(&mut self) -> R<()> {
+        let mut ops: Vec<(UnaryOp, Token)> = Vec::new();
+        loop {
+            let t = self.peek();
+            let op = match t.kind {
+                Tok::Minus => UnaryOp::Neg,
+                Tok::Bang => UnaryOp::Not,
+                _ => break,
+            };
+            if ops.len() >= MAX_NESTING {
+                let span = self.tspan(t);
+                return Err(self.fail(E::TooDeep(span)));
+            }
+            self.bump();
+            self.skip_nl();
+            ops.push((op, t));
+        }
+        match ops.last() {
+            Some(&(UnaryOp::Neg, minus)) if self.number_follows() => {
+                ops.pop();
+                let num = self.bump();
+                self.number(num, Some(minus));
+            }
+            _ => {
+                self.value(false)?;
+                while self.cont(is_dot) {
+                    let dot = self.bump();
+                    self.skip_nl();
+                    self.value(true)?;
+                    self.reduce_select(dot)?;
+                }
+            }
+        }
+        while let Some((op, t)) = ops.pop() {
+            self.reduce_unary(op, t)?;
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn reduce_select(&mut self, dot: Token) -> R<()> {
+        let (Some(sel), Some(base)) = (self.vals.pop(), self.vals.pop()) else {
+            return Err(Fail);
+        };
+        let span = base.expr.span.to(sel.expr.span);
+        let depth = base.depth.max(sel.depth) + 1;
+        let kind = ExprKind::Select(Box::new(base.expr), Box::new(sel.expr));
+        self.push_node(kind, span, depth, self.tspan(dot))
+    }
+
+    #[inline(never)]
+    fn reduce_unary(&mut self, op: UnaryOp, t: Token) -> R<()> {
+        let Some(base) = self.vals.pop() else {
+            return Err(Fail);
+        };
+        let span = self.tspan(t).to(base.expr.span);
+        let depth = base.depth + 1;
+        self.push_node(
+            ExprKind::Unary(op, Box::new(base.expr)),
+            span,
+            depth,
+            self.tspan(t),
+        )
+    }
+
+    /// True if the next token is a number literal that is not the start of a selection.
+    fn number_follows(&mut self) -> bool {
+        if self.peek().kind != Tok::Number {
+            return false;
+        }
+        let mut i = 1;
+        while self.lex.peek_nth(i).kind == Tok::Newline {
+            i += 1;
+        }
+        self.lex.peek_nth(i).kind != Tok::Dot
+    }
+
+    /// Pushes a number literal (negated if `minus` is given); too large is an error,
+    /// reported here, and the value is then an error expression.
+    #[inline(never)]
+    fn number(&mut self, t: Token, minus: Option<Token>) {
+        let digits = self.text(t);
+        let start = minus.map_or(t.start, |m| m.start);
+        let span = self.span(start, t.end);
+        let number = if digits.contains('.') {
+            digits
+                .parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite())
+                .map(|f| Number::Float(if minus.is_some() { -f } else { f }))
+        } else if minus.is_some() {
+            // Through i128, so that -9223372036854775808 fits.
+            digits
+                .parse::<i128>()
+                .ok()
+                .and_then(|i| i64::try_from(-i).ok())
+                .map(Number::Int)
+        } else {
+            digits.parse::<i64>().ok().map(Number::Int)
+        };
+        let kind = match number {
+            Some(n) => ExprKind::Number(n),
+            None => {
+                self.fail(E::NumberTooLarge(span));
+                ExprKind::Error
+            }
+        };
+        self.push_leaf(kind, span);
+    }
+
+    /// One value. In a selector (`selector`), a bare word ends at its first `-`.
+    fn value(&mut self, selector: bool) -> R<()> {
+        let t = self.peek();
+        match t.kind {
+            Tok::Word => self.word_value(t, selector),
+            Tok::LBracket => self.list(),
+            Tok::LBrace => self.block(),
+            Tok::LParen => self.term(),
+            Tok::DQuote => {
+                self.bump();
+                self.quoted(t, false)
+            }
+            Tok::Slash => {
+                self.bump();
+                self.quoted(t, true)
+            }
+            _ => self.simple_value(t),
+        }
+    }
+
+    /// The values that contain no other expression (or errors).
+    #[inline(never)]
+    fn simple_value(&mut self, t: Token) -> R<()> {
+        let span = self.tspan(t);
+        match t.kind {
+            Tok::Number => {
+                self.bump();
+                self.number(t, None);
+            }
+            Tok::Ref => {
+                self.bump();
+                let ident = Ident {
+                    name: Arc::from(self.text(t).get(1..).unwrap_or("")),
+                    span: self.span(t.start + 1, t.end),
+                };
+                self.push_leaf(ExprKind::Ref(ident), span);
+            }
+            Tok::SQuoted => {
+                self.bump();
+                let body = self.text(t).get(1..t.end - t.start - 1).unwrap_or("");
+                self.push_leaf(ExprKind::Literal(unescape(body)), span);
+            }
+            Tok::Question => {
+                self.bump();
+                self.push_leaf(ExprKind::Undef, span);
+            }
+            Tok::Dollar => {
+                self.bump();
+                let n = self.lex.peek_nth(0);
+                return Err(self.fail(E::DollarNoName(n)));
+            }
+            Tok::SQuoteOpen => {
+                let end = self.lex.src().len();
+                self.lex.reset(end);
+                return Err(self.fail(E::UnclosedLiteral(t)));
+            }
+            _ => return Err(self.fail(E::ValueExpected(t))),
+        }
+        Ok(())
+    }
+
+    fn word_value(&mut self, t: Token, selector: bool) -> R<()> {
+        match self.text(t) {
+            "if" => return self.if_expr(),
+            "import" => return self.import(),
+            "true" | "false" => {
+                self.bump();
+                self.push_leaf(ExprKind::Bool(self.text(t) == "true"), self.tspan(t));
+                return Ok(());
+            }
+            "then" | "else" | "def" | "private" => return Err(self.fail(E::ValueKeyword(t))),
+            _ => {}
+        }
+        let t = match self.text(t).find('-') {
+            Some(dash) if selector => {
+                // A selector names a block member or an index: `$a.b-1` is `$a.b - 1`.
+                self.lex.reset(t.start + dash);
+                Token {
+                    kind: Tok::Word,
+                    start: t.start,
+                    end: t.start + dash,
+                }
+            }
+            _ => {
+                self.bump();
+                t
+            }
+        };
+        if self.lex.peek_nth(0).kind == Tok::LParen {
+            self.lex.reset(t.start);
+            return self.call();
+        }
+        self.push_leaf(ExprKind::Literal(self.text(t).to_string()), self.tspan(t));
+        Ok(())
+    }
+
+    /// `( Expr )`: the expression, its span widened to the brackets.
+    fn term(&mut self) -> R<()> {
+        let open = self.bump();
+        self.enter(open)?;
+        self.open_bracket(open);
+        let saved = self.mode;
+        self.mode = Mode::Skip;
+        let first = self.peek();
+        match first.kind {
+            Tok::RParen => return Err(self.fail(E::EmptyBrackets(first))),
+            Tok::Eof => return Err(self.fail(E::NeverClosed(open))),
+            _ => {}
+        }
+        self.binary(P_OR)?;
+        let close = self.peek();
+        if close.kind != Tok::RParen {
+            return Err(self.fail(E::MissingCloser(open, close, "`)`")));
+        }
+        self.lex.next_token();
+        self.close_bracket();
+        self.mode = saved;
+        self.leave();
+        let span = self.span(open.start, close.end);
+        if let Some(top) = self.vals.last_mut() {
+            top.expr.span = span;
+        }
+        Ok(())
+    }
+
+    /// `[ ( Expr ( Sep Expr )* )? ]`
+    fn list(&mut self) -> R<()> {
+        let open = self.bump();
+        self.enter(open)?;
+        self.open_bracket(open);
+        let saved = self.mode;
+        self.mode = Mode::List;
+        let base = self.vals.len();
+        let close = loop {
+            self.skip_separators();
+            let t = self.lex.peek_nth(0);
+            match t.kind {
+                Tok::RBracket => {
+                    self.lex.next_token();
+                    self.close_bracket();
+                    break t;
+                }
+                Tok::Eof => return Err(self.fail(E::NeverClosed(open))),
+                _ => {}
+            }
+            self.binary(P_OR)?;
+            let n = self.lex.peek_nth(0);
+            if !matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RBracket) {
+                return Err(self.fail(E::MissingCloser(
+                    open,
+                    n,
+                    "`,` or `]` after a list element",
+                )));
+            }
+        };
+        self.mode = saved;
+        self.leave();
+        self.reduce_list(base, open, close)
+    }
+
+    #[inline(never)]
+    fn reduce_list(&mut self, base: usize, open: Token, close: Token) -> R<()> {
+        let (items, depth) = self.drain_vals(base);
+        let span = self.span(open.start, close.end);
+        self.push_node(ExprKind::List(items), span, depth + 1, self.tspan(open))
+    }
+
+    /// Takes the values from `base` on off the value stack, with their greatest depth.
+    fn drain_vals(&mut self, base: usize) -> (Vec<Expr>, usize) {
+        let mut depth = 0;
+        let items = self
+            .vals
+            .drain(base.min(self.vals.len())..)
+            .map(|n| {
+                depth = depth.max(n.depth);
+                n.expr
+            })
+            .collect();
+        (items, depth)
+    }
+
+    /// `{ Block }`
+    fn block(&mut self) -> R<()> {
+        let open = self.bump();
+        self.enter(open)?;
+        self.open_bracket(open);
+        let mut statements = Vec::new();
+        let depth = self.statements(&mut statements, true);
+        let close = self.lex.peek_nth(0);
+        if close.kind != Tok::RBrace {
+            return Err(self.fail(E::NeverClosed(open)));
+        }
+        self.lex.next_token();
+        self.close_bracket();
+        self.leave();
+        let span = self.span(open.start, close.end);
+        self.push_node(
+            ExprKind::Block(statements),
+            span,
+            depth + 1,
+            self.tspan(open),
+        )
+    }
+
+    /// The arguments of a call of `callee` (or of `import`), from the `(` (the next token)
+    /// to the `)`, pushed onto the value stack. Returns the closing token.
+    fn args(&mut self, callee: Option<&Ident>) -> R<Token> {
+        let open = self.lex.next_token();
+        self.enter(open)?;
+        self.open_bracket(open);
+        let saved = self.mode;
+        self.mode = Mode::List;
+        let close = loop {
+            self.skip_separators();
+            let t = self.lex.peek_nth(0);
+            match t.kind {
+                Tok::RParen => {
+                    self.lex.next_token();
+                    self.close_bracket();
+                    break t;
+                }
+                Tok::Eof => return Err(self.fail(E::NeverClosed(open))),
+                _ => {}
+            }
+            self.binary(P_OR)?;
+            let n = self.lex.peek_nth(0);
+            if !matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RParen) {
+                return Err(self.fail(E::ArgsCloser(open, n, callee)));
+            }
+        };
+        self.mode = saved;
+        self.leave();
+        Ok(close)
+    }
+
+    /// `name ( args )`; the next token is the name, and `(` follows it.
+    fn call(&mut self) -> R<()> {
+        let name = self.ident("function names", "a function name")?;
+        let base = self.vals.len();
+        let close = self.args(Some(&name))?;
+        self.reduce_call(name, base, close)
+    }
+
+    #[inline(never)]
+    fn reduce_call(&mut self, name: Ident, base: usize, close: Token) -> R<()> {
+        let (args, depth) = self.drain_vals(base);
+        let span = name.span.to(self.tspan(close));
+        let kind = ExprKind::Call(Call { name, args, span });
+        self.push_node(kind, span, depth + 1, span)
+    }
+
+    /// `import ( Expr ( Sep Expr )? )`; the next token is `import`.
+    fn import(&mut self) -> R<()> {
+        let kw = self.bump();
+        let open = self.lex.peek_nth(0);
+        if open.kind != Tok::LParen {
+            return Err(self.fail(E::ImportNoParen(open)));
+        }
+        let base = self.vals.len();
+        let close = self.args(None)?;
+        self.reduce_import(kw, base, close)
+    }
+
+    #[inline(never)]
+    fn reduce_import(&mut self, kw: Token, base: usize, close: Token) -> R<()> {
+        let (args, depth) = self.drain_vals(base);
+        let span = self.span(kw.start, close.end);
+        let mut args = args.into_iter();
+        let (Some(path), signers, None) = (args.next(), args.next(), args.next()) else {
+            return Err(self.fail(E::ImportArity(span)));
+        };
+        let kind = ExprKind::Import(Import {
+            path: Box::new(path),
+            signers: signers.map(Box::new),
+            span,
+        });
+        self.push_node(kind, span, depth + 1, span)
+    }
+
+    /// `if ( Expr ) then Expr ( else Expr )?`; the next token is `if`.
+    fn if_expr(&mut self) -> R<()> {
+        let kw = self.bump();
+        self.enter(kw)?;
+        self.skip_nl();
+        let open = self.lex.peek_nth(0);
+        if open.kind != Tok::LParen {
+            return Err(self.fail(E::IfNoParen(open)));
+        }
+        let base = self.vals.len();
+        self.term()?;
+        self.skip_nl();
+        let then_kw = self.lex.peek_nth(0);
+        if !self.is_word(then_kw, "then") {
+            return Err(self.fail(E::IfNoThen(then_kw, kw)));
+        }
+        self.lex.next_token();
+        self.skip_nl();
+        self.binary(P_OR)?;
+        if self.cont(is_else) {
+            self.bump();
+            self.skip_nl();
+            self.binary(P_OR)?;
+        }
+        self.leave();
+        self.reduce_if(kw, base)
+    }
+
+    #[inline(never)]
+    fn reduce_if(&mut self, kw: Token, base: usize) -> R<()> {
+        let (parts, depth) = self.drain_vals(base);
+        let mut parts = parts.into_iter();
+        let (Some(cond), Some(then)) = (parts.next(), parts.next()) else {
+            return Err(Fail);
+        };
+        let otherwise = parts.next();
+        let end = otherwise.as_ref().unwrap_or(&then).span.end as usize;
+        let span = self.span(kw.start, end);
+        let kind = ExprKind::If(If {
+            cond: Box::new(cond),
+            then: Box::new(then),
+            otherwise: otherwise.map(Box::new),
+            span,
+        });
+        self.push_node(kind, span, depth + 1, self.tspan(kw))
+    }
+
+    /// The rest of a `"..."` string or `/.../` regex whose opening delimiter `open` has just
+    /// been consumed.
+    fn quoted(&mut self, open: Token, regex: bool) -> R<()> {
+        self.lex.reset(open.end);
+        let mut parts = Vec::new();
+        let mut text = String::new();
+        let mut depth = 0;
+        loop {
+            let stop = if regex {
+                self.lex.scan_regex(&mut text)
+            } else {
+                self.lex.scan_string(&mut text)
+            };
+            match stop {
+                Stop::Closed => break,
+                Stop::Interp(dollar) => {
+                    if !text.is_empty() {
+                        parts.push(Part::Text(std::mem::take(&mut text)));
+                    }
+                    self.interp(dollar, regex);
+                    if let Some(n) = self.vals.pop() {
+                        depth = depth.max(n.depth);
+                        parts.push(Part::Interp(n.expr));
+                    }
+                }
+                Stop::LineEnd | Stop::Eof => return Err(self.fail(E::Unterminated(open, regex))),
+            }
+        }
+        if !text.is_empty() {
+            parts.push(Part::Text(text));
+        }
+        let span = self.span(open.start, self.lex.resume_pos());
+        let kind = if regex {
+            ExprKind::Regex(parts)
+        } else {
+            ExprKind::String(parts)
+        };
+        let depth = if depth > 0 { depth + 1 } else { 0 };
+        self.push_node(kind, span, depth, self.tspan(open))
+    }
+
+    /// `${ name ( . Value )* }` inside a string or regex; the `${` has been consumed. Errors
+    /// are reported and recovered from here: the value pushed is then an error expression.
+    fn interp(&mut self, dollar: usize, regex: bool) {
+        let saved = (self.mode, self.depth, self.brackets.len(), self.vals.len());
+        self.mode = Mode::Skip;
+        let at = Token {
+            kind: Tok::Dollar,
+            start: dollar,
+            end: dollar + 2,
+        };
+        let r = self
+            .enter(at)
+            .and_then(|()| self.interp_body(dollar, regex));
+        self.mode = saved.0;
+        self.depth = saved.1;
+        self.brackets.truncate(saved.2);
+        if r.is_err() {
+            self.vals.truncate(saved.3);
+            self.lex.skip_interp(regex);
+            let end = self.lex.resume_pos().max(dollar + 2);
+            self.push_leaf(ExprKind::Error, self.span(dollar, end));
+        }
+    }
+
+    fn interp_body(&mut self, dollar: usize, regex: bool) -> R<()> {
+        let t = self.peek();
+        if t.kind != Tok::Word || is_keyword(self.text(t)) {
+            return Err(self.fail(E::InterpName(t)));
+        }
+        // The name ends at a `-`, as in a selector.
+        let name_end = self.text(t).find('-').map_or(t.end, |dash| t.start + dash);
+        self.lex.reset(name_end);
+        self.push_ref(t.start, name_end);
+        while self.peek().kind == Tok::Dot {
+            let dot = self.bump();
+            self.value(true)?;
+            self.reduce_select(dot)?;
+        }
+        let close = self.peek();
+        let at_end = match close.kind {
+            Tok::Eof => true,
+            Tok::Slash => regex,
+            Tok::DQuote => !regex,
+            _ => false,
+        };
+        if at_end {
+            return Err(self.fail(E::InterpUnclosed(dollar)));
+        }
+        if close.kind != Tok::RBrace {
+            return Err(self.fail(E::InterpExpected(close, dollar)));
+        }
+        self.lex.next_token();
+        self.lex.reset(close.end);
+        Ok(())
+    }
+
+    /// Pushes a reference to the name at `start..end` (without `$`).
+    #[inline(never)]
+    fn push_ref(&mut self, start: usize, end: usize) {
+        let span = self.span(start, end);
+        let ident = Ident {
+            name: Arc::from(self.lex.src().get(start..end).unwrap_or("")),
+            span,
+        };
+        self.push_leaf(ExprKind::Ref(ident), span);
+    }
+
+    // ----- diagnostics --------------------------------------------------------------------
+
+    /// Reports a syntax error.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, e: E<'_>) -> Fail {
+        if self.gave_up {
+            return Fail;
+        }
+        if let E::NeverClosed(_) = e {
+            // The brackets around an unclosed one are unclosed too: say it once.
+            if self.unclosed_reported {
+                return Fail;
+            }
+            self.unclosed_reported = true;
+        }
+        let fatal = matches!(e, E::TooDeep(_));
+        let d = self.diagnose(e);
+        if fatal {
+            // Input this deep is not worth recovering from.
+            self.diags
+                .push(d.note("the rest of the file was not checked"));
+            self.gave_up = true;
+            let end = self.lex.src().len();
+            self.lex.reset(end);
+        } else if self.diags.len() + 1 >= MAX_ERRORS {
+            self.diags.push(d.note(format!(
+                "too many syntax errors ({MAX_ERRORS}): the rest of the file was not checked"
+            )));
+            self.gave_up = true;
+            let end = self.lex.src().len();
+            self.lex.reset(end);
+        } else {
+            self.diags.push(d);
+        }
+        Fail
+    }
+
+    /// A description of a token for "found ..." in messages.
+    fn describe(&self, t: Token) -> String {
+        match t.kind {
+            Tok::Eof => "the end of the file".to_string(),
+            Tok::Newline => "the end of the line".to_string(),
+            Tok::Word if is_keyword(self.text(t)) => format!("the keyword `{}`", self.text(t)),
+            Tok::Error => {
+                let c = self.text(t).chars().next().unwrap_or('?');
+                if c.is_whitespace() || c.is_control() || c == '\u{FEFF}' || c == '\u{200B}' {
+                    format!("the invisible character U+{:04X}", u32::from(c))
+                } else {
+                    format!("the character `{c}`")
+                }
+            }
+            Tok::DQuote => {
+                let end = string_end(self.lex.src(), t.end).unwrap_or(t.end);
+                let s = self.lex.src().get(t.start..end).unwrap_or("\"");
+                format!("the string `{}`", shorten(s))
+            }
+            _ => format!("`{}`", shorten(self.text(t))),
+        }
+    }
+
+    /// The span shown for a token: a newline token is shown as its first character.
+    fn err_span(&self, t: Token) -> Span {
+        if t.kind == Tok::Newline {
+            self.span(t.start, t.start + 1)
+        } else {
+            self.tspan(t)
+        }
+    }
+
+    /// "expected {expected}, found {token}", with hints for common slips.
+    fn expected(&self, t: Token, expected: &str) -> Diagnostic {
+        let label = match t.kind {
+            Tok::Eof => "end of file",
+            Tok::Newline => "end of line",
+            _ => "unexpected",
+        };
+        let d = Diagnostic::error(format!("expected {expected}, found {}", self.describe(t)))
+            .at(self.err_span(t))
+            .with_label(label);
+        if t.kind != Tok::Error {
+            return d;
+        }
+        match self.text(t) {
+            ";" => d.hint("separate statements with a newline or `,`"),
+            "#" => d.hint("comments start with `//`"),
+            "&" => d.hint("logical 'and' is written `&&`"),
+            "|" => d.hint("logical 'or' is written `||`"),
+            ":" => d.hint("a resource is defined with `=>`, e.g. `Name => value`"),
+            _ => d,
+        }
+    }
+
+    fn diagnose(&self, e: E<'_>) -> Diagnostic {
+        const MUTATION_FN: &str = "a mutation function is written `~(name)>`, e.g. `X ~(max)> 2`";
+        const NOT_INTERP: &str = "to write `${` itself, escape the dollar: `\\${`";
+        match e {
+            E::Expected(t, what) => self.expected(t, what),
+            E::NoSeparator(n, last) => self.no_separator(n, last),
+            E::Unmatched(t) => {
+                let open = match t.kind {
+                    Tok::RParen => "(",
+                    Tok::RBracket => "[",
+                    _ => "{",
+                };
+                Diagnostic::error(format!("unexpected `{}`: there is no `{open}` for it to close", self.text(t)))
+                    .at(self.tspan(t))
+                    .with_label("unmatched")
+            }
+            E::StatementRef(t) => {
+                let name = self.text(t).get(1..).unwrap_or("");
+                Diagnostic::error(format!("a statement cannot start with the reference `{}`", self.text(t)))
+                    .at(self.tspan(t))
+                    .with_label("reference")
+                    .hint(format!("to define the resource, write its name without `$`: `{name} => ...`"))
+            }
+            E::KeywordName(t) => Diagnostic::error(format!(
+                "`{}` is a keyword and cannot be used as a resource name",
+                self.text(t)
+            ))
+            .at(self.tspan(t))
+            .with_label("keyword"),
+            E::IdentKeyword(t, kind, expected) => Diagnostic::error(format!(
+                "expected {expected}, found the keyword `{}`",
+                self.text(t)
+            ))
+            .at(self.tspan(t))
+            .with_label("keyword")
+            .note(format!("{kind} cannot be keywords")),
+            E::IdentDash(t, kind) => {
+                let w = self.text(t);
+                Diagnostic::error(format!("{kind} cannot contain `-`: `{w}`"))
+                    .at(self.tspan(t))
+                    .with_label("contains `-`")
+                    .hint(format!("use `_` instead, e.g. `{}`", w.replace('-', "_")))
+            }
+            E::NoMutationOp(t, path) => {
+                let d = self.expected(
+                    t,
+                    &format!("`=>`, `~>` or `~(name)>` after the resource name `{}`", dotted(path)),
+                );
+                match t.kind {
+                    Tok::Assign | Tok::Ge => d.hint("a resource is assigned with `=>`, e.g. `Name => value`"),
+                    Tok::LParen => d.hint("to call a function, write `(` right after its name"),
+                    Tok::Newline | Tok::Eof => d.hint("a resource needs a value, e.g. `Name => value`"),
+                    _ => d,
+                }
+            }
+            E::TildeNoParen(t) => self.expected(t, "`(` after `~`").hint(MUTATION_FN),
+            E::TildeNoClose(t, name) => self.expected(t, &format!("`)` after `~({}`", name.name)),
+            E::TildeNoGt(t, name) => self
+                .expected(t, &format!("`>` after `~({})`", name.name))
+                .hint(MUTATION_FN),
+            E::DefNoParen(t, name) => self
+                .expected(t, &format!("`(` after `def {}`", name.name))
+                .hint("a macro is defined as `def name(param, ...) = expression`"),
+            E::DefNoEq(t, name) => {
+                let d = self.expected(t, &format!("`=` after `def {}(...)`", name.name));
+                if t.kind == Tok::Arrow {
+                    d.hint("a macro is defined with `=`: `def name(param, ...) = expression`")
+                } else {
+                    d
+                }
+            }
+            E::ChainedComparison(t, op) => Diagnostic::error(format!(
+                "comparisons cannot be chained: found `{}` after a comparison",
+                op.symbol()
+            ))
+            .at(self.tspan(t))
+            .with_label("second comparison")
+            .hint("combine comparisons with `&&`, e.g. `$a < $b && $b < $c`, or use brackets"),
+            E::AfterMatch(t, op, prec) => if prec == P_MATCH {
+                Diagnostic::error(format!(
+                    "`{}` cannot follow another regular expression match",
+                    op.symbol()
+                ))
+                .hint("combine matches with `&&` or `||`")
+            } else {
+                Diagnostic::error(format!(
+                    "`{}` cannot follow a regular expression match: the right side of `=~` and `!~` is a single value",
+                    op.symbol()
+                ))
+                .hint("put brackets around the pattern expression, e.g. `$a =~ (/x/ ++ $b)`")
+            }
+            .at(self.tspan(t))
+            .with_label("not allowed here"),
+            E::MatchSelect(t, op) => Diagnostic::error(format!(
+                "the right side of `{}` is a single value, so it cannot be followed by `.`",
+                op.symbol()
+            ))
+            .at(self.tspan(t))
+            .with_label("not allowed here")
+            .hint("put brackets around the selection, e.g. `$a =~ ($Patterns.ip)`"),
+            E::TooDeep(span) => Diagnostic::error(format!("nesting too deep (more than {MAX_NESTING} levels)"))
+                .at(span)
+                .with_label("too deep here")
+                .hint("simplify the expression, or split it over several resources"),
+            E::NumberTooLarge(span) => {
+                let text = self
+                    .lex
+                    .src()
+                    .get(span.start as usize..span.end as usize)
+                    .unwrap_or("")
+                    .replace(char::is_whitespace, "");
+                Diagnostic::error(format!("number too large: `{}`", shorten(&text)))
+                    .at(span)
+                    .with_label("too large")
+                    .note(format!("integers must lie between {} and {}", i64::MIN, i64::MAX))
+            }
+            E::DollarNoName(t) => self
+                .expected(t, "a resource name after `$`")
+                .hint("a reference is written `$Name`, with no space after `$`"),
+            E::UnclosedLiteral(t) => Diagnostic::error("this literal is never closed: there is no matching `'`")
+                .at(self.tspan(t))
+                .with_label("opening quote")
+                .hint("add a `'` where the text ends; write `\\'` for a quote inside it"),
+            E::ValueExpected(t) => {
+                let d = self.expected(t, "a value");
+                if t.kind == Tok::Tilde {
+                    d.hint("a regular expression match is written `=~`")
+                } else {
+                    d
+                }
+            }
+            E::ValueKeyword(t) => {
+                let w = self.text(t);
+                Diagnostic::error(format!("expected a value, found the keyword `{w}`"))
+                    .at(self.tspan(t))
+                    .with_label("keyword")
+                    .hint(format!("to use it as text, quote it: `'{w}'`"))
+            }
+            E::EmptyBrackets(t) => self.expected(t, "an expression inside `( )`"),
+            E::NeverClosed(open) => {
+                let (closer, name) = match open.kind {
+                    Tok::LParen => (")", "bracketed part"),
+                    Tok::LBracket => ("]", "list"),
+                    _ => ("}", "block"),
+                };
+                Diagnostic::error(format!("this `{}` is never closed", self.text(open)))
+                    .at(self.tspan(open))
+                    .with_label(format!("no matching `{closer}`"))
+                    .hint(format!("add a `{closer}` where the {name} ends"))
+            }
+            E::MissingCloser(open, found, what) => self.missing_closer(open, found, what),
+            E::ArgsCloser(open, found, callee) => {
+                let what = match callee {
+                    Some(name) => format!("`,` or `)` after an argument of `{}`", name.name),
+                    None => "`,` or `)` after an argument of `import`".to_string(),
+                };
+                self.missing_closer(open, found, &what)
+            }
+            E::ImportNoParen(t) => self
+                .expected(t, "`(` after `import`")
+                .hint("the file to import is written in brackets: `import(name)`"),
+            E::ImportArity(span) => Diagnostic::error(
+                "`import` takes one or two arguments: the file, and optionally the permitted signers",
+            )
+            .at(span)
+            .with_label("wrong number of arguments")
+            .hint("write `import(name)` or `import(name, 'signer@example.org')`"),
+            E::IfNoParen(t) => self
+                .expected(t, "`(` after `if`")
+                .hint("the condition of `if` is written in brackets: `if ($x) then ... else ...`"),
+            E::IfNoThen(t, kw) => self
+                .expected(t, "`then` after the condition of `if`")
+                .also(self.tspan(kw), "the `if` is here"),
+            E::Unterminated(open, true) => {
+                Diagnostic::error("this regular expression is never closed: there is no matching `/` on its line")
+                    .at(self.tspan(open))
+                    .with_label("the regular expression starts here")
+                    .hint("end it with `/`; write `\\/` for a `/` inside it")
+            }
+            E::Unterminated(open, false) => Diagnostic::error("this string is never closed: there is no matching `\"`")
+                .at(self.tspan(open))
+                .with_label("opening quote")
+                .hint("add a `\"` where the text ends; write `\\\"` for a quote inside it"),
+            E::InterpName(t) => self
+                .expected(t, "a resource name after `${`")
+                .hint(format!("`${{Name}}` inserts the value of `Name`; {NOT_INTERP}")),
+            E::InterpUnclosed(dollar) => Diagnostic::error("this `${` is never closed: there is no matching `}`")
+                .at(self.span(dollar, dollar + 2))
+                .with_label("interpolation starts here")
+                .hint(format!("end it with `}}`, e.g. `${{Name}}`; {NOT_INTERP}")),
+            E::InterpExpected(t, dollar) => self
+                .expected(t, "`.` or `}` in `${...}`")
+                .also(self.span(dollar, dollar + 2), "the interpolation starts here")
+                .note("only a reference with selectors can be interpolated, e.g. `${Name.member}`"),
+        }
+    }
+
+    /// A missing closing bracket: at the opening bracket when the file ends, otherwise at
+    /// the token found, pointing back at the opening bracket.
+    fn missing_closer(&self, open: Token, found: Token, expected: &str) -> Diagnostic {
+        if found.kind == Tok::Eof {
+            return self.diagnose(E::NeverClosed(open));
+        }
+        let name = match open.kind {
+            Tok::LParen => "bracketed part",
+            Tok::LBracket => "list",
+            _ => "block",
+        };
+        self.expected(found, expected)
+            .also(self.tspan(open), format!("the {name} starts here"))
+    }
+
+    /// A statement followed by something other than a separator.
+    fn no_separator(&self, n: Token, last: Option<&Statement>) -> Diagnostic {
+        if n.kind == Tok::RBrace {
+            return self.diagnose(E::Unmatched(n));
+        }
+        let after = match last {
+            Some(Statement::Resource(r)) => {
+                format!("after the definition of `{}`", dotted(&r.path))
+            }
+            Some(Statement::Import(_)) => "after `import(...)`".to_string(),
+            Some(Statement::If(_)) => "after the `if` statement".to_string(),
+            Some(Statement::Call(c)) => format!("after the call of `{}`", c.name.name),
+            Some(Statement::Macro(m)) => format!("after the definition of macro `{}`", m.name.name),
+            None => "after the statement".to_string(),
+        };
+        let d = self.expected(n, &format!("a newline or `,` {after}"));
+        let last_value = match last {
+            Some(Statement::Resource(r)) => r.mutations.last().map(|m| &m.value),
+            Some(Statement::Macro(m)) => Some(&m.body),
+            _ => None,
+        };
+        let Some(v) = last_value else {
+            return d;
+        };
+        let spans_lines = self
+            .lex
+            .src()
+            .get(v.span.start as usize..v.span.end as usize)
+            .is_some_and(|s| s.contains('\n'));
+        match &v.kind {
+            ExprKind::String(_) | ExprKind::Literal(_) if spans_lines => d.also(
+                v.span,
+                "this quoted text runs over several lines: is a closing quote missing?",
+            ),
+            ExprKind::Literal(_) if matches!(n.kind, Tok::Word | Tok::Number) => {
+                d.hint("text containing spaces must be quoted, e.g. `'two words'`")
+            }
+            _ => d,
+        }
+    }
+}
+
+fn dotted(path: &[Ident]) -> String {
+    path.iter().map(|i| &*i.name).collect::<Vec<_>>().join(".")
+}
+
+/// At most 40 characters of the first line of `s`.
+fn shorten(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("");
+    let mut out: String = line.chars().take(40).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
 }

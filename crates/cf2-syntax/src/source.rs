@@ -64,6 +64,42 @@ impl SourceFile {
     }
 }
 
+/// Anything that can hand out source files by id: the plain [`SourceMap`], or the
+/// evaluator's loader. Diagnostics render through this.
+pub trait Sources {
+    fn file(&self, id: FileId) -> Option<&SourceFile>;
+
+    fn name(&self, id: FileId) -> &str {
+        self.file(id)
+            .map(|f| f.name.as_str())
+            .unwrap_or("<unknown>")
+    }
+
+    /// `NAME:LINE:COL` of the start of a span.
+    fn location(&self, span: Span) -> String {
+        match self.file(span.file) {
+            Some(f) => {
+                let (l, c) = f.line_col(span.start);
+                format!("{}:{}:{}", f.name, l, c)
+            }
+            None => "<unknown>".to_string(),
+        }
+    }
+
+    /// The source text a span covers.
+    fn snippet(&self, span: Span) -> &str {
+        self.file(span.file)
+            .and_then(|f| f.text.get(span.start as usize..span.end as usize))
+            .unwrap_or("")
+    }
+}
+
+impl Sources for SourceMap {
+    fn file(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize)
+    }
+}
+
 /// All source files of a compile. Files are only ever added, so a [`FileId`] stays valid.
 #[derive(Debug, Default, Clone)]
 pub struct SourceMap {
@@ -83,27 +119,5 @@ impl SourceMap {
 
     pub fn get(&self, id: FileId) -> Option<&SourceFile> {
         self.files.get(id.0 as usize)
-    }
-
-    pub fn name(&self, id: FileId) -> &str {
-        self.get(id).map(|f| f.name.as_str()).unwrap_or("<unknown>")
-    }
-
-    /// `NAME:LINE:COL` of the start of a span.
-    pub fn location(&self, span: Span) -> String {
-        match self.get(span.file) {
-            Some(f) => {
-                let (l, c) = f.line_col(span.start);
-                format!("{}:{}:{}", f.name, l, c)
-            }
-            None => "<unknown>".to_string(),
-        }
-    }
-
-    /// The source text a span covers.
-    pub fn snippet(&self, span: Span) -> &str {
-        self.get(span.file)
-            .and_then(|f| f.text.get(span.start as usize..span.end as usize))
-            .unwrap_or("")
     }
 }

@@ -1,0 +1,127 @@
+//! Compiling many hosts in one run: `cf2 compile hosts/*.cf2 --out-dir DIR`. Inputs are
+//! compiled in parallel (rayon) with one shared loader, so a file imported by every host
+//! is read and parsed once. Each output is written atomically; a host that fails writes
+//! nothing and is reported, and the others still compile.
+
+use crate::output::write_atomic;
+use crate::{color, usage_error, CompileArgs};
+use cf2_eval::{evaluate, Loader, Main};
+use cf2_output::Format;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub fn run(args: &CompileArgs, opts: &cf2::Options) -> ExitCode {
+    let Some(dir) = &args.out_dir else {
+        return usage_error("--out-dir is missing");
+    };
+    let Some(format) = Format::from_extension(&args.format) else {
+        return usage_error(&format!("unknown format `{}`", args.format));
+    };
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("cf2: error: cannot create `{}`: {e}", dir.display());
+        return ExitCode::from(1);
+    }
+    // Two inputs with the same file name would overwrite each other.
+    let mut names: Vec<String> = args.files.iter().map(|f| stem(f)).collect();
+    names.sort();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return usage_error(&format!("two inputs would both write `{}`", w[0]));
+    }
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+    {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("cf2: error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let host = cf2::OsHost;
+    let loader = Loader::new();
+    let color = color();
+    let bar = if std::io::stderr().is_terminal() {
+        let b = ProgressBar::new(args.files.len() as u64);
+        if let Ok(style) =
+            ProgressStyle::with_template("{bar:40} {pos}/{len} hosts  {elapsed} {msg}")
+        {
+            b.set_style(style);
+        }
+        Some(b)
+    } else {
+        None
+    };
+    let failed = AtomicUsize::new(0);
+    let ext = format.name();
+    pool.install(|| {
+        args.files.par_iter().for_each(|file| {
+            let out: PathBuf = dir.join(format!("{}.{ext}", stem(file)));
+            let report = |text: String| match &bar {
+                Some(b) => b.suspend(|| eprint!("{text}")),
+                None => eprint!("{text}"),
+            };
+            match evaluate(&host, &loader, Main::File(file), opts, &[""]) {
+                Ok(e) => {
+                    let mut msgs = String::new();
+                    for w in &e.warnings {
+                        msgs.push_str(&w.render(&loader, color));
+                    }
+                    for t in &e.trace {
+                        msgs.push_str(t);
+                        msgs.push('\n');
+                    }
+                    if !msgs.is_empty() {
+                        report(msgs);
+                    }
+                    let written = e
+                        .values
+                        .first()
+                        .ok_or_else(|| "nothing to write".to_string())
+                        .and_then(|v| cf2_output::render(v, format).map_err(|e| e.to_string()))
+                        .and_then(|text| {
+                            write_atomic(&out, text.as_bytes()).map_err(|e| e.to_string())
+                        });
+                    if let Err(msg) = written {
+                        failed.fetch_add(1, Ordering::Relaxed);
+                        report(format!("{}: error: {msg}\n", file.display()));
+                    }
+                }
+                Err(f) => {
+                    failed.fetch_add(1, Ordering::Relaxed);
+                    let mut msgs = String::new();
+                    for d in f.warnings.iter().chain(f.errors.iter()) {
+                        msgs.push_str(&d.render(&loader, color));
+                    }
+                    report(msgs);
+                }
+            }
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+        });
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let failed = failed.load(Ordering::Relaxed);
+    if failed > 0 {
+        eprintln!(
+            "cf2: {failed} of {} configuration{} failed to compile",
+            args.files.len(),
+            if args.files.len() == 1 { "" } else { "s" }
+        );
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn stem(file: &Path) -> String {
+    file.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".to_string())
+}

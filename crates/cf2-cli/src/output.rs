@@ -1,0 +1,132 @@
+//! Compiling one file to the outputs named by `-o`. Every output is rendered in memory
+//! first; only when all succeed are they written, each atomically (a temporary file in the
+//! same directory, renamed into place), so a failed compile writes nothing.
+
+use crate::{color, usage_error, CompileArgs};
+use cf2_eval::{evaluate, Loader, Main};
+use cf2_output::Format;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// One `-o NAME[:PATH]`.
+pub struct Request {
+    pub name: String,
+    pub path: String,
+    pub format: Format,
+}
+
+pub fn parse_request(spec: &str) -> Result<Request, String> {
+    let (name, path) = match spec.split_once(':') {
+        Some((n, p)) => (n.to_string(), p.to_string()),
+        None => (spec.to_string(), String::new()),
+    };
+    if name.is_empty() {
+        return Err(format!("-o `{spec}`: the output name is empty"));
+    }
+    let format = if name == "-" {
+        Format::Cf2
+    } else {
+        let ext = Path::new(&name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("");
+        match Format::from_extension(ext) {
+            Some(f) => f,
+            None => {
+                return Err(format!(
+                "-o `{name}`: unknown format `{ext}` (use .cf2, .json, .pl, .yaml, .yml or .toml)"
+            ))
+            }
+        }
+    };
+    Ok(Request { name, path, format })
+}
+
+pub fn single(args: &CompileArgs, opts: &cf2::Options) -> ExitCode {
+    let specs: Vec<String> = if args.outputs.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        args.outputs.clone()
+    };
+    let mut requests = Vec::new();
+    for s in &specs {
+        match parse_request(s) {
+            Ok(r) => requests.push(r),
+            Err(e) => return usage_error(&e),
+        }
+    }
+    let Some(file) = args.files.first() else {
+        return usage_error("no file to compile");
+    };
+    let host = cf2::OsHost;
+    let loader = Loader::new();
+    let paths: Vec<&str> = requests.iter().map(|r| r.path.as_str()).collect();
+    let color = color();
+    let result = evaluate(&host, &loader, Main::File(file), opts, &paths);
+    let (values, warnings, trace) = match result {
+        Ok(e) => (Some(e.values), e.warnings, e.trace),
+        Err(f) => {
+            print_trace(&f.trace);
+            for w in &f.warnings {
+                eprint!("{}", w.render(&loader, color));
+            }
+            for d in &f.errors {
+                eprint!("{}", d.render(&loader, color));
+            }
+            return ExitCode::from(1);
+        }
+    };
+    print_trace(&trace);
+    for w in &warnings {
+        eprint!("{}", w.render(&loader, color));
+    }
+    let Some(values) = values else {
+        return ExitCode::from(1);
+    };
+    let mut rendered = Vec::new();
+    for (r, v) in requests.iter().zip(values.iter()) {
+        match cf2_output::render_at(v, r.format, &r.path) {
+            Ok(text) => rendered.push((r, text)),
+            Err(e) => {
+                eprintln!("{}: error: {e}", file.display());
+                return ExitCode::from(1);
+            }
+        }
+    }
+    for (r, text) in rendered {
+        if r.name == "-" || r.name.starts_with("-.") {
+            let mut out = std::io::stdout().lock();
+            if out
+                .write_all(text.as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                return ExitCode::from(1);
+            }
+        } else if let Err(e) = write_atomic(Path::new(&r.name), text.as_bytes()) {
+            eprintln!("cf2: error: cannot write `{}`: {e}", r.name);
+            return ExitCode::from(1);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn print_trace(trace: &[String]) {
+    for t in trace {
+        eprintln!("{t}");
+    }
+}
+
+/// Writes a file whole or not at all.
+pub fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(data)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

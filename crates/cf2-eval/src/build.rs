@@ -1,0 +1,502 @@
+//! Building a block: gathering the definitions of its resources from its body and from
+//! every file imported inline into it, running its inline statements, and checking the
+//! rule that inline statements must not define what inline statements read
+//! (reference §3.8, §3.10; docs/semantics.md §"Inline statements").
+//!
+//! Inline statements run in reading order (their [`Order`] keys), after every plain
+//! definition of the body is in place.
+
+use crate::error::{EvalError, R};
+use crate::eval::Evaluator;
+use crate::model::*;
+use crate::val::Val;
+use cf2_syntax::ast::{self, ExprKind, Statement};
+use cf2_syntax::{Diagnostic, FileId, Span};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// An inline statement waiting to run.
+struct Pending<'a> {
+    stmt: &'a Statement,
+    node: u32,
+    scope: ScopeId,
+}
+
+/// Where new definitions of a block being built come from.
+#[derive(Clone)]
+struct Source {
+    inst: InstId,
+    node: u32,
+    scope: ScopeId,
+    /// True for definitions added by inline statements.
+    inline: bool,
+}
+
+struct Work<'a> {
+    pending: BTreeMap<Vec<u32>, Pending<'a>>,
+    /// Names defined by inline statements, with the defining statement.
+    inline_defs: Vec<(Rc<str>, Span)>,
+}
+
+impl<'a> Evaluator<'a> {
+    pub(crate) fn ensure_built(&mut self, b: BlockId) -> R<()> {
+        let spec = match &self.block(b).state {
+            BlockState::Built | BlockState::Building { .. } => return Ok(()),
+            BlockState::Unbuilt(spec) => spec.clone(),
+        };
+        match spec {
+            BuildSpec::Implicit { def, next, scope } => {
+                self.build_implicit(b, def, next, scope);
+                self.block_mut(b).state = BlockState::Built;
+                Ok(())
+            }
+            BuildSpec::Body {
+                stmts,
+                file,
+                scope,
+                chain,
+            } => self.build_body(b, stmts, file, scope, chain),
+        }
+    }
+
+    /// `a.b.c OP v`: the block holding `def.path[next]`.
+    fn build_implicit(
+        &mut self,
+        b: BlockId,
+        def: &'a ast::ResourceDef,
+        next: usize,
+        scope: ScopeId,
+    ) {
+        let Some(ident) = def.path.get(next) else {
+            return;
+        };
+        let parent = self.block(b).path.clone();
+        let name: Rc<str> = Rc::from(&*ident.name);
+        let slot = self.new_slot(name.clone(), &parent);
+        self.block_mut(b).members.insert(name, slot);
+        let file = self.scope(scope).file;
+        if next + 1 == def.path.len() {
+            self.add_mutations(slot, def, scope, &[], &[0], file);
+        } else {
+            let d = self.new_def(Def {
+                op: Op::Merge,
+                body: Body::Implicit {
+                    def,
+                    next: next + 1,
+                    scope,
+                },
+                prio: Rc::from(Vec::new()),
+                order: Rc::from(vec![0]),
+                private: false,
+                site: def.span,
+                file,
+            });
+            self.slot_mut(slot).defs.push(d);
+        }
+    }
+
+    /// One definition per mutation of `def`, all for `slot`.
+    fn add_mutations(
+        &mut self,
+        slot: SlotId,
+        def: &'a ast::ResourceDef,
+        scope: ScopeId,
+        prio: &[Step],
+        order: &[u32],
+        file: FileId,
+    ) {
+        let many = def.mutations.len() > 1;
+        for (k, m) in def.mutations.iter().enumerate() {
+            let op = match &m.op {
+                ast::MutationOp::Assign => Op::Assign,
+                ast::MutationOp::Merge => Op::Merge,
+                ast::MutationOp::Function(name) => Op::Func(name),
+            };
+            let prio: Key = if many {
+                extend(prio, &[Step::Seq(k as u32)])
+            } else {
+                Rc::from(prio)
+            };
+            let d = self.new_def(Def {
+                op,
+                body: Body::Expr(&m.value, scope),
+                prio,
+                order: Rc::from(order),
+                private: def.private,
+                site: def.span,
+                file,
+            });
+            let s = self.slot_mut(slot);
+            s.defs.push(d);
+            s.private |= def.private;
+        }
+    }
+
+    fn build_body(
+        &mut self,
+        b: BlockId,
+        stmts: &'a [Statement],
+        file: FileId,
+        scope: ScopeId,
+        chain: Rc<Chain>,
+    ) -> R<()> {
+        let inst = InstId(self.insts.len() as u32);
+        self.insts.push(Instance {
+            files: vec![file],
+            edges: vec![Vec::new()],
+            reach: None,
+        });
+        self.block_mut(b).inst = Some(inst);
+        self.block_mut(b).state = BlockState::Building { reads: Vec::new() };
+        let mut work = Work {
+            pending: BTreeMap::new(),
+            inline_defs: Vec::new(),
+        };
+        let body = Source {
+            inst,
+            node: 0,
+            scope,
+            inline: false,
+        };
+        self.add_statements(b, &body, stmts, &[], &mut work);
+        let result = self.run_inline(b, inst, &chain, &mut work);
+        if let Err(e) = result {
+            // Leave the block unusable rather than half-built.
+            self.block_mut(b).state = BlockState::Built;
+            return Err(e);
+        }
+        let reads = match std::mem::replace(&mut self.block_mut(b).state, BlockState::Built) {
+            BlockState::Building { reads } => reads,
+            _ => Vec::new(),
+        };
+        self.check_inline_reads(&reads, &work.inline_defs)?;
+        if let Some(i) = self.insts.get_mut(inst.0 as usize) {
+            i.freeze();
+        }
+        self.sort_members(b);
+        Ok(())
+    }
+
+    fn run_inline(
+        &mut self,
+        b: BlockId,
+        inst: InstId,
+        chain: &Rc<Chain>,
+        work: &mut Work<'a>,
+    ) -> R<()> {
+        while let Some((order, item)) = work.pending.pop_first() {
+            let src = Source {
+                inst,
+                node: item.node,
+                scope: item.scope,
+                inline: true,
+            };
+            match item.stmt {
+                Statement::Import(imp) => {
+                    let Some(file) = self.resolve_import_expr(imp, item.scope)? else {
+                        continue;
+                    };
+                    self.inline_import(b, &src, imp, file, chain, &order, work)?;
+                }
+                Statement::If(cond) => {
+                    let (taken, captures) = self.eval_condition(&cond.cond, item.scope)?;
+                    let branch = if taken {
+                        Some(&*cond.then)
+                    } else {
+                        cond.otherwise.as_deref()
+                    };
+                    let Some(branch) = branch else { continue };
+                    let scope = self.with_captures(item.scope, captures);
+                    let src = Source { scope, ..src };
+                    if let ExprKind::Block(stmts) = &branch.kind {
+                        self.add_statements(b, &src, stmts, &order, work);
+                    } else {
+                        let v = self.eval(branch, scope)?;
+                        self.add_inline_value(
+                            b,
+                            &src,
+                            v,
+                            branch.span,
+                            "an inline `if`",
+                            &order,
+                            work,
+                        )?;
+                    }
+                }
+                Statement::Call(call) => {
+                    let v = self.eval_call(call, item.scope)?;
+                    self.add_inline_value(
+                        b,
+                        &src,
+                        v,
+                        call.span,
+                        "an inline function call",
+                        &order,
+                        work,
+                    )?;
+                }
+                Statement::Resource(_) | Statement::Macro(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn inline_import(
+        &mut self,
+        b: BlockId,
+        src: &Source,
+        imp: &'a ast::Import,
+        file: FileId,
+        chain: &Rc<Chain>,
+        order: &[u32],
+        work: &mut Work<'a>,
+    ) -> R<()> {
+        let importer_chain = self.scope(src.scope).chain.clone();
+        if importer_chain.contains(file) {
+            return Err(self.import_cycle(&importer_chain, file, imp.span));
+        }
+        let Some(instance) = self.insts.get_mut(src.inst.0 as usize) else {
+            return Ok(());
+        };
+        // A file reached along several paths into the same block is one source.
+        if let Some(existing) = instance.files.iter().position(|f| *f == file) {
+            let existing = existing as u32;
+            if existing == src.node || instance.reaches(existing, src.node) {
+                return Err(self.import_cycle(&importer_chain, file, imp.span));
+            }
+            if let Some(e) = instance.edges.get_mut(src.node as usize) {
+                e.push(existing);
+            }
+            return Ok(());
+        }
+        let node = instance.files.len() as u32;
+        instance.files.push(file);
+        instance.edges.push(Vec::new());
+        if let Some(e) = instance.edges.get_mut(src.node as usize) {
+            e.push(node);
+        }
+        let _ = chain;
+        let scope = self.new_scope(Scope {
+            root: b,
+            file,
+            chain: Rc::new(Chain {
+                file,
+                site: Some(imp.span),
+                parent: Some(importer_chain),
+            }),
+            params: None,
+            captures: None,
+        });
+        let Some(loaded) = self.file(file) else {
+            return Ok(());
+        };
+        let src = Source {
+            inst: src.inst,
+            node,
+            scope,
+            inline: true,
+        };
+        self.add_statements(b, &src, &loaded.ast.statements, order, work);
+        Ok(())
+    }
+
+    pub(crate) fn import_cycle(&self, chain: &Chain, file: FileId, at: Span) -> EvalError {
+        let mut names = vec![self.loader_name(file)];
+        let mut cur = Some(chain);
+        while let Some(c) = cur {
+            names.push(self.loader_name(c.file));
+            if c.file == file {
+                break;
+            }
+            cur = c.parent.as_deref();
+        }
+        names.reverse();
+        EvalError::new(
+            Diagnostic::error(format!("import cycle: {}", names.join(" → ")))
+                .at(at)
+                .with_label("this import closes the cycle")
+                .hint("a file cannot import itself, directly or through other files"),
+        )
+    }
+
+    pub(crate) fn loader_name(&self, file: FileId) -> String {
+        self.file(file)
+            .map(|f| f.source.name.clone())
+            .unwrap_or_else(|| "<unknown>".into())
+    }
+
+    fn add_statements(
+        &mut self,
+        b: BlockId,
+        src: &Source,
+        stmts: &'a [Statement],
+        prefix: &[u32],
+        work: &mut Work<'a>,
+    ) {
+        for (i, st) in stmts.iter().enumerate() {
+            let mut order = prefix.to_vec();
+            order.push(i as u32);
+            match st {
+                Statement::Resource(r) => self.add_resource(b, src, r, &order, work),
+                Statement::Import(_) | Statement::If(_) | Statement::Call(_) => {
+                    work.pending.insert(
+                        order,
+                        Pending {
+                            stmt: st,
+                            node: src.node,
+                            scope: src.scope,
+                        },
+                    );
+                }
+                Statement::Macro(_) => {}
+            }
+        }
+    }
+
+    fn member_slot(&mut self, b: BlockId, name: &Rc<str>) -> SlotId {
+        if let Some(s) = self.block(b).members.get(name) {
+            return *s;
+        }
+        let parent = self.block(b).path.clone();
+        let s = self.new_slot(name.clone(), &parent);
+        self.block_mut(b).members.insert(name.clone(), s);
+        s
+    }
+
+    fn add_resource(
+        &mut self,
+        b: BlockId,
+        src: &Source,
+        r: &'a ast::ResourceDef,
+        order: &[u32],
+        work: &mut Work<'a>,
+    ) {
+        let Some(first) = r.path.first() else { return };
+        let name: Rc<str> = Rc::from(&*first.name);
+        let slot = self.member_slot(b, &name);
+        if src.inline {
+            work.inline_defs.push((name, r.span));
+        }
+        let file = self.scope(src.scope).file;
+        let prio = [Step::Src(src.inst, src.node)];
+        if r.path.len() == 1 {
+            self.add_mutations(slot, r, src.scope, &prio, order, file);
+        } else {
+            let d = self.new_def(Def {
+                op: Op::Merge,
+                body: Body::Implicit {
+                    def: r,
+                    next: 1,
+                    scope: src.scope,
+                },
+                prio: Rc::from(prio.as_slice()),
+                order: Rc::from(order),
+                private: false,
+                site: r.span,
+                file,
+            });
+            self.slot_mut(slot).defs.push(d);
+        }
+    }
+
+    /// An inline `if` branch or function call that gave a value: a block's resources join
+    /// this block; nothing (undefined) adds nothing; anything else is an error.
+    #[allow(clippy::too_many_arguments)]
+    fn add_inline_value(
+        &mut self,
+        b: BlockId,
+        src: &Source,
+        v: Val,
+        at: Span,
+        what: &str,
+        order: &[u32],
+        work: &mut Work<'a>,
+    ) -> R<()> {
+        match v {
+            Val::Undef => Ok(()),
+            Val::Block(from) => {
+                let members = self.members(from, at)?;
+                let prefix = [Step::Src(src.inst, src.node)];
+                for (name, s) in members {
+                    let target = self.member_slot(b, &name);
+                    work.inline_defs.push((name.clone(), at));
+                    let defs = self.slot(s).defs.clone();
+                    for d in defs {
+                        let mut copy = self.def(d).clone();
+                        copy.prio = extend(&prefix, &copy.prio);
+                        copy.order = extend(order, &copy.order);
+                        let private = copy.private;
+                        let nd = self.new_def(copy);
+                        let t = self.slot_mut(target);
+                        t.defs.push(nd);
+                        t.private |= private;
+                    }
+                }
+                Ok(())
+            }
+            other => Err(EvalError::new(
+                Diagnostic::error(format!(
+                    "{what} used as a statement must give a block of resources, but this gives {}",
+                    other.kind_phrase()
+                ))
+                .at(at)
+                .hint("wrap the resources in `{ ... }`, or assign the value to a resource"),
+            )),
+        }
+    }
+
+    /// Inline statements must not define what inline statements read: the result would
+    /// depend on the order in which they ran.
+    fn check_inline_reads(&self, reads: &[(Rc<str>, Span)], defs: &[(Rc<str>, Span)]) -> R<()> {
+        for (name, read_at) in reads {
+            if let Some((_, def_at)) = defs.iter().find(|(n, _)| n == name) {
+                return Err(EvalError::new(
+                    Diagnostic::error(format!(
+                        "`{name}` is defined by an inline statement, but an inline statement also depends on `{name}`"
+                    ))
+                    .at(*def_at)
+                    .with_label(format!("defines `{name}`"))
+                    .also(*read_at, format!("`{name}` is read here, while inline statements are evaluated"))
+                    .resource(name.to_string())
+                    .note("the resources an inline `import`, `if` or function call adds must not conflict with references in any inline statement (reference §3.8, §3.10)")
+                    .hint(format!("define `{name}` directly in the importing block, or rename it in the imported file")),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Orders a block's members by first appearance in reading order.
+    pub(crate) fn sort_members(&mut self, b: BlockId) {
+        let mut entries: Vec<(Rc<str>, SlotId, Order)> = self
+            .block(b)
+            .members
+            .iter()
+            .map(|(k, s)| {
+                let first = self
+                    .slot(*s)
+                    .defs
+                    .iter()
+                    .map(|d| self.def(*d).order.clone())
+                    .min()
+                    .unwrap_or_else(|| Rc::from(Vec::new()));
+                (k.clone(), *s, first)
+            })
+            .collect();
+        entries.sort_by(|a, b| a.2.cmp(&b.2));
+        let block = self.block_mut(b);
+        block.members = entries.into_iter().map(|(k, s, _)| (k, s)).collect();
+    }
+
+    pub(crate) fn with_captures(&mut self, scope: ScopeId, captures: Option<Captures>) -> ScopeId {
+        match captures {
+            None => scope,
+            Some(c) => {
+                let mut s = self.scope(scope).clone();
+                s.captures = Some(Rc::new(c));
+                self.new_scope(s)
+            }
+        }
+    }
+}

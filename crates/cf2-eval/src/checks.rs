@@ -1,0 +1,259 @@
+//! Static checks run once per file after parsing: rules of the language that do not depend
+//! on values, so they are reported wherever the code is, evaluated or not.
+//!
+//! - `match()` placement (reference §3.9, restriction 1);
+//! - at most one capturing regex literal per condition (§3.9, restriction 2);
+//! - macros defined before use, not recursive, not defined twice (§3.13);
+//! - `-Wdup`: the same resource assigned twice in one block of one file (§3).
+//!
+//! Recursion here follows the AST, whose depth the parser bounds.
+
+use cf2_syntax::ast::{self, BinaryOp, Expr, ExprKind, Part, Statement};
+use cf2_syntax::Diagnostic;
+use std::collections::HashMap;
+
+pub struct Findings {
+    pub errors: Vec<Diagnostic>,
+    pub dup_warnings: Vec<Diagnostic>,
+}
+
+pub fn check_file(file: &ast::File) -> Findings {
+    let mut c = Checker {
+        errors: Vec::new(),
+        dup_warnings: Vec::new(),
+        macros: HashMap::new(),
+    };
+    // Macro table: name -> (definition start, body span, span of name).
+    collect_macros(&file.statements, &mut c);
+    c.block(&file.statements, false);
+    Findings {
+        errors: c.errors,
+        dup_warnings: c.dup_warnings,
+    }
+}
+
+struct MacroInfo {
+    name_span: cf2_syntax::Span,
+    whole: cf2_syntax::Span,
+}
+
+struct Checker {
+    errors: Vec<Diagnostic>,
+    dup_warnings: Vec<Diagnostic>,
+    macros: HashMap<String, MacroInfo>,
+}
+
+fn collect_macros(stmts: &[Statement], c: &mut Checker) {
+    for s in stmts {
+        if let Statement::Macro(m) = s {
+            let name = m.name.name.to_string();
+            if let Some(prev) = c.macros.get(&name) {
+                c.errors.push(
+                    Diagnostic::error(format!("macro `{name}` is defined twice"))
+                        .at(m.name.span)
+                        .with_label("second definition")
+                        .also(prev.name_span, "first definition"),
+                );
+                continue;
+            }
+            let mut seen: Vec<&str> = Vec::new();
+            for p in &m.params {
+                if seen.contains(&&*p.name) {
+                    c.errors.push(
+                        Diagnostic::error(format!(
+                            "macro `{name}` has two parameters named `{}`",
+                            p.name
+                        ))
+                        .at(p.span),
+                    );
+                }
+                seen.push(&p.name);
+            }
+            c.macros.insert(
+                name,
+                MacroInfo {
+                    name_span: m.name.span,
+                    whole: m.span,
+                },
+            );
+        }
+    }
+}
+
+impl Checker {
+    fn block(&mut self, stmts: &[Statement], in_match: bool) {
+        self.duplicates(stmts);
+        for s in stmts {
+            match s {
+                Statement::Resource(r) => {
+                    for m in &r.mutations {
+                        self.expr(&m.value, in_match);
+                    }
+                }
+                Statement::Import(i) => self.import(i, in_match),
+                Statement::If(i) => self.conditional(i, in_match),
+                Statement::Call(call) => self.call(call, in_match),
+                Statement::Macro(m) => self.expr(&m.body, false),
+            }
+        }
+    }
+
+    fn import(&mut self, i: &ast::Import, in_match: bool) {
+        self.expr(&i.path, in_match);
+        if let Some(s) = &i.signers {
+            self.expr(s, in_match);
+        }
+    }
+
+    fn conditional(&mut self, i: &ast::If, in_match: bool) {
+        self.expr(&i.cond, in_match);
+        let mut capturing = Vec::new();
+        let has_regex = regex_matches(&i.cond, &mut capturing);
+        if capturing.len() > 1 {
+            let mut d = Diagnostic::error(
+                "only one regular expression in a condition may have capture groups",
+            )
+            .at(capturing[1])
+            .with_label("a second regex with capture groups")
+            .also(capturing[0], "the first one")
+            .hint("make the other groups non-capturing: `(?:...)`");
+            d.notes
+                .push("`match(n)` would not know which one to read (reference §3.9)".into());
+            self.errors.push(d);
+        }
+        let inner = in_match || has_regex;
+        self.expr(&i.then, inner);
+        if let Some(e) = &i.otherwise {
+            self.expr(e, inner);
+        }
+    }
+
+    fn call(&mut self, call: &ast::Call, in_match: bool) {
+        let name = &*call.name.name;
+        if let Some(m) = self.macros.get(name) {
+            if call.span.start >= m.whole.start && call.span.end <= m.whole.end {
+                self.errors.push(
+                    Diagnostic::error(format!("macro `{name}` calls itself"))
+                        .at(call.name.span)
+                        .with_label("recursive call")
+                        .also(m.name_span, "in the definition of this macro")
+                        .note(format!("cycle: {name} → {name}"))
+                        .hint("macros cannot be recursive; use a function for computations"),
+                );
+            } else if call.span.start < m.whole.start {
+                self.errors.push(
+                    Diagnostic::error(format!("macro `{name}` is used before its definition"))
+                        .at(call.name.span)
+                        .also(m.name_span, "defined here, later in the file")
+                        .hint("move the `def` above its first use (reference §3.13)"),
+                );
+            }
+        } else if name.eq_ignore_ascii_case("match") && !in_match {
+            self.errors.push(
+                Diagnostic::error("`match()` can only be used in a branch of an `if` whose condition matches a regular expression")
+                    .at(call.span)
+                    .with_label("no regular expression match to read captures from")
+                    .hint("write `if ($X =~ /(...)/) then ... match(1) ...`")
+                    .note("statements are not ordered, so a match elsewhere cannot feed `match()` (reference §3.9)"),
+            );
+        }
+        for a in &call.args {
+            self.expr(a, in_match);
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, in_match: bool) {
+        match &e.kind {
+            ExprKind::Literal(_)
+            | ExprKind::Number(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Undef
+            | ExprKind::Ref(_)
+            | ExprKind::Error => {}
+            ExprKind::String(parts) | ExprKind::Regex(parts) => {
+                for p in parts {
+                    if let Part::Interp(x) = p {
+                        self.expr(x, in_match);
+                    }
+                }
+            }
+            ExprKind::List(items) => {
+                for x in items {
+                    self.expr(x, in_match);
+                }
+            }
+            ExprKind::Block(stmts) => self.block(stmts, in_match),
+            ExprKind::Select(a, b) | ExprKind::Binary(_, a, b) => {
+                self.expr(a, in_match);
+                self.expr(b, in_match);
+            }
+            ExprKind::Unary(_, a) => self.expr(a, in_match),
+            ExprKind::If(i) => self.conditional(i, in_match),
+            ExprKind::Call(c) => self.call(c, in_match),
+            ExprKind::Import(i) => self.import(i, in_match),
+        }
+    }
+
+    /// `-Wdup`: two `=>` definitions of the same resource path in one block of one file.
+    fn duplicates(&mut self, stmts: &[Statement]) {
+        let mut seen: HashMap<String, &ast::ResourceDef> = HashMap::new();
+        for s in stmts {
+            let Statement::Resource(r) = s else { continue };
+            if !matches!(
+                r.mutations.first().map(|m| &m.op),
+                Some(ast::MutationOp::Assign)
+            ) {
+                continue;
+            }
+            let key: Vec<&str> = r.path.iter().map(|i| &*i.name).collect();
+            let key = key.join(".");
+            if let Some(first) = seen.get(&key) {
+                self.dup_warnings.push(
+                    Diagnostic::warning(format!("duplicate definition of `{key}`"))
+                        .at(r.span)
+                        .also(first.span, "first defined here")
+                        .resource(key.clone())
+                        .hint("definitions in one file must agree; remove one"),
+                );
+            } else {
+                seen.insert(key, r);
+            }
+        }
+    }
+}
+
+/// True if the condition matches a regex directly (`=~`/`!~` in its own expression, not
+/// inside a nested block). Collects the spans of capturing regex literals.
+fn regex_matches(e: &Expr, capturing: &mut Vec<cf2_syntax::Span>) -> bool {
+    match &e.kind {
+        ExprKind::Binary(op, a, b) => {
+            let here = matches!(op, BinaryOp::Match | BinaryOp::NotMatch);
+            if here {
+                if let ExprKind::Regex(parts) = &b.kind {
+                    if literal_has_groups(parts) {
+                        capturing.push(b.span);
+                    }
+                }
+            }
+            let l = regex_matches(a, capturing);
+            let r = regex_matches(b, capturing);
+            here || l || r
+        }
+        ExprKind::Unary(_, a) => regex_matches(a, capturing),
+        _ => false,
+    }
+}
+
+fn literal_has_groups(parts: &[Part]) -> bool {
+    let mut pattern = String::new();
+    for p in parts {
+        match p {
+            Part::Text(t) => pattern.push_str(t),
+            Part::Interp(_) => return false,
+        }
+    }
+    match fancy_regex::Regex::new(&pattern) {
+        Ok(re) => re.captures_len() > 1,
+        Err(_) => false,
+    }
+}

@@ -1,0 +1,46 @@
+//! Evaluation errors: a diagnostic plus the one distinction the evaluator itself needs
+//! (`defined()` treats "there is no such resource" as false, and every other error as an
+//! error).
+
+use cf2_syntax::Diagnostic;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A reference or selector named something that does not exist.
+    Missing,
+    Other,
+}
+
+#[derive(Clone, Debug)]
+pub struct EvalError {
+    pub diag: Box<Diagnostic>,
+    pub kind: ErrorKind,
+    /// Further diagnostics reported together (e.g. every syntax error of an imported file).
+    pub more: Vec<Diagnostic>,
+}
+
+impl EvalError {
+    pub fn new(diag: Diagnostic) -> EvalError {
+        EvalError {
+            diag: Box::new(diag),
+            kind: ErrorKind::Other,
+            more: Vec::new(),
+        }
+    }
+
+    pub fn missing(diag: Diagnostic) -> EvalError {
+        EvalError {
+            diag: Box::new(diag),
+            kind: ErrorKind::Missing,
+            more: Vec::new(),
+        }
+    }
+}
+
+impl From<Diagnostic> for EvalError {
+    fn from(d: Diagnostic) -> EvalError {
+        EvalError::new(d)
+    }
+}
+
+pub type R<T> = Result<T, EvalError>;

@@ -1,0 +1,266 @@
+//! The evaluator context: arenas, the evaluation stack (for cycle detection and for naming
+//! the resource an error concerns), slot forcing and member look-up.
+//!
+//! The rules themselves live in their own modules: [`crate::build`] (gathering a block's
+//! definitions, inline statements), [`crate::fold`] (folding a resource's mutations),
+//! [`crate::expr`] and [`crate::ops`] (expressions and operators), [`crate::functions`],
+//! [`crate::mutators`], [`crate::resolve`] (the import search), [`crate::materialize`].
+
+use crate::error::{EvalError, R};
+use crate::host::Host;
+use crate::loader::{LoadedFile, Loader};
+use crate::model::*;
+use crate::val::Val;
+use crate::Options;
+use cf2_syntax::{Diagnostic, FileId, Span};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Stack headroom kept before growing onto the heap, and the size of each new segment:
+/// evaluation recurses along reference chains whose length the input decides.
+const RED_ZONE: usize = 128 * 1024;
+const NEW_STACK: usize = 4 * 1024 * 1024;
+
+pub(crate) fn deep<T>(f: impl FnOnce() -> T) -> T {
+    stacker::maybe_grow(RED_ZONE, NEW_STACK, f)
+}
+
+pub struct Evaluator<'a> {
+    pub(crate) host: &'a dyn Host,
+    pub(crate) loader: &'a Loader,
+    pub(crate) opts: &'a Options,
+    pub(crate) blocks: Vec<BlockNode<'a>>,
+    pub(crate) slots: Vec<Slot>,
+    pub(crate) defs: Vec<Def<'a>>,
+    pub(crate) scopes: Vec<Scope>,
+    pub(crate) insts: Vec<Instance>,
+    pub(crate) thunks: Vec<Thunk<'a>>,
+    /// Slots being evaluated, innermost last.
+    pub(crate) stack: Vec<SlotId>,
+    /// Regex matches made directly in the condition being evaluated (for `match()`).
+    pub(crate) capture_sink: Option<Vec<(Captures, Span, bool)>>,
+    pub(crate) warnings: Vec<Diagnostic>,
+    pub(crate) regexes: HashMap<Rc<str>, Rc<fancy_regex::Regex>>,
+    /// Slots in the order their values were settled (for `-Deval`).
+    pub(crate) settled: Vec<SlotId>,
+    /// Files whose `-Wdup` warnings were already reported.
+    pub(crate) dup_reported: Vec<FileId>,
+    /// The directory of the main file (the default project directory).
+    pub(crate) main_dir: std::path::PathBuf,
+}
+
+impl<'a> Evaluator<'a> {
+    pub fn new(host: &'a dyn Host, loader: &'a Loader, opts: &'a Options) -> Evaluator<'a> {
+        Evaluator {
+            host,
+            loader,
+            opts,
+            blocks: Vec::new(),
+            slots: Vec::new(),
+            defs: Vec::new(),
+            scopes: Vec::new(),
+            insts: Vec::new(),
+            thunks: Vec::new(),
+            stack: Vec::new(),
+            capture_sink: None,
+            warnings: Vec::new(),
+            regexes: HashMap::new(),
+            settled: Vec::new(),
+            dup_reported: Vec::new(),
+            main_dir: std::path::PathBuf::new(),
+        }
+    }
+
+    // ----- arenas -------------------------------------------------------------------
+
+    pub(crate) fn block(&self, b: BlockId) -> &BlockNode<'a> {
+        &self.blocks[b.0 as usize]
+    }
+
+    pub(crate) fn block_mut(&mut self, b: BlockId) -> &mut BlockNode<'a> {
+        &mut self.blocks[b.0 as usize]
+    }
+
+    pub(crate) fn slot(&self, s: SlotId) -> &Slot {
+        &self.slots[s.0 as usize]
+    }
+
+    pub(crate) fn slot_mut(&mut self, s: SlotId) -> &mut Slot {
+        &mut self.slots[s.0 as usize]
+    }
+
+    pub(crate) fn def(&self, d: DefId) -> &Def<'a> {
+        &self.defs[d.0 as usize]
+    }
+
+    pub(crate) fn scope(&self, s: ScopeId) -> &Scope {
+        &self.scopes[s.0 as usize]
+    }
+
+    pub(crate) fn new_block(&mut self, path: Rc<str>, state: BlockState<'a>) -> BlockId {
+        let id = BlockId(self.blocks.len() as u32);
+        self.blocks.push(BlockNode {
+            path,
+            members: IndexMap::new(),
+            state,
+            inst: None,
+        });
+        id
+    }
+
+    pub(crate) fn new_slot(&mut self, name: Rc<str>, parent_path: &str) -> SlotId {
+        let path: Rc<str> = if parent_path.is_empty() {
+            name.clone()
+        } else {
+            format!("{parent_path}.{name}").into()
+        };
+        let id = SlotId(self.slots.len() as u32);
+        self.slots.push(Slot {
+            name,
+            path,
+            defs: Vec::new(),
+            private: false,
+            state: SlotState::Pending,
+            outcome: None,
+        });
+        id
+    }
+
+    pub(crate) fn new_def(&mut self, def: Def<'a>) -> DefId {
+        let id = DefId(self.defs.len() as u32);
+        self.defs.push(def);
+        id
+    }
+
+    pub(crate) fn new_scope(&mut self, scope: Scope) -> ScopeId {
+        let id = ScopeId(self.scopes.len() as u32);
+        self.scopes.push(scope);
+        id
+    }
+
+    pub(crate) fn file(&self, id: FileId) -> Option<&'a LoadedFile> {
+        self.loader.get(id)
+    }
+
+    /// The path of the resource being evaluated (for naming new blocks).
+    pub(crate) fn current_path(&self) -> Rc<str> {
+        match self.stack.last() {
+            Some(s) => self.slot(*s).path.clone(),
+            None => Rc::from(""),
+        }
+    }
+
+    // ----- slots --------------------------------------------------------------------
+
+    /// The value of a slot: its definitions folded (once; the result is memoised).
+    pub(crate) fn force(&mut self, s: SlotId) -> R<Val> {
+        match &self.slot(s).state {
+            SlotState::Done(v) => return Ok(v.clone()),
+            SlotState::Failed(e) => return Err(e.clone()),
+            SlotState::Active => return Err(self.cycle_error(s)),
+            SlotState::Pending => {}
+        }
+        self.slot_mut(s).state = SlotState::Active;
+        self.stack.push(s);
+        // A condition's regex captures belong to that condition only.
+        let sink = self.capture_sink.take();
+        let result = deep(|| self.fold_slot(s));
+        self.capture_sink = sink;
+        self.stack.pop();
+        match result {
+            Ok((v, outcome)) => {
+                let slot = self.slot_mut(s);
+                slot.state = SlotState::Done(v.clone());
+                slot.outcome = Some(outcome);
+                self.settled.push(s);
+                Ok(v)
+            }
+            Err(mut e) => {
+                if e.diag.resource.is_none() {
+                    e.diag.resource = Some(self.slot(s).path.to_string());
+                }
+                self.slot_mut(s).state = SlotState::Failed(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    fn cycle_error(&self, s: SlotId) -> EvalError {
+        let start = self.stack.iter().position(|x| *x == s).unwrap_or(0);
+        let mut names: Vec<String> = self.stack[start..]
+            .iter()
+            .map(|x| self.slot(*x).path.to_string())
+            .collect();
+        names.push(self.slot(s).path.to_string());
+        let path = self.slot(s).path.clone();
+        let mut d = Diagnostic::error(format!("`{path}` depends on itself: {}", names.join(" → ")))
+            .resource(path.to_string());
+        let mut first = true;
+        for x in &self.stack[start..] {
+            if let Some(def) = self.slot(*x).defs.first() {
+                let site = self.def(*def).site;
+                if first {
+                    d = d.at(site).with_label("the cycle starts here");
+                    first = false;
+                } else {
+                    d = d.also(site, format!("`{}` is defined here", self.slot(*x).path));
+                }
+            }
+        }
+        d = d.hint("break the cycle: one of these resources must not depend on the others");
+        EvalError::new(d)
+    }
+
+    // ----- members ------------------------------------------------------------------
+
+    /// Looks up a member of a block, building the block first if needed. While the block is
+    /// being built, the look-up is recorded (inline statements must not define what inline
+    /// statements read).
+    pub(crate) fn member(&mut self, b: BlockId, name: &str, at: Span) -> R<Option<SlotId>> {
+        self.ensure_built(b)?;
+        let block = self.block_mut(b);
+        if let BlockState::Building { reads } = &mut block.state {
+            reads.push((Rc::from(name), at));
+        }
+        Ok(block.members.get(name).copied())
+    }
+
+    /// The members of a built block, in output order.
+    pub(crate) fn members(&mut self, b: BlockId, at: Span) -> R<Vec<(Rc<str>, SlotId)>> {
+        self.ensure_built(b)?;
+        if let BlockState::Building { .. } = self.block(b).state {
+            return Err(EvalError::new(
+                Diagnostic::error(format!(
+                    "the block `{}` is needed whole while its own inline statements are still being evaluated",
+                    self.block(b).path
+                ))
+                .at(at)
+                .hint("an inline `import`, `if` or function call cannot depend on the whole block it adds to"),
+            ));
+        }
+        Ok(self
+            .block(b)
+            .members
+            .iter()
+            .map(|(k, v)| (k.clone(), *v))
+            .collect())
+    }
+
+    /// A "no such resource" error with a suggestion.
+    pub(crate) fn missing_member(&self, b: BlockId, name: &str, at: Span, what: &str) -> EvalError {
+        let names: Vec<&str> = self.block(b).members.keys().map(|k| &**k).collect();
+        let mut d = Diagnostic::error(format!("{what} `{name}` is not defined"))
+            .at(at)
+            .with_label("not defined");
+        let suggestion = cf2_syntax::diagnostic::did_you_mean(name, names.iter().copied());
+        if let Some(s) = suggestion {
+            d = d.hint(format!("did you mean `{s}`?"));
+        } else if matches!(self.block(b).state, BlockState::Building { .. }) {
+            d = d.note(
+                "resources that inline `import`s, `if`s or function calls add to a block cannot be read by those inline statements",
+            );
+        }
+        EvalError::missing(d)
+    }
+}

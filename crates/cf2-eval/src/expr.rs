@@ -1,0 +1,471 @@
+//! Evaluating expressions: references and selectors (clarifications §3), interpolation,
+//! conditionals and their regex captures (§3.9), macro calls (§3.13), imports as values.
+//! Operators are in [`crate::ops`], functions in [`crate::functions`].
+
+use crate::error::{EvalError, R};
+use crate::eval::{deep, Evaluator};
+use crate::model::*;
+use crate::val::{make_list, Val};
+use cf2_syntax::ast::{self, BinaryOp, Expr, ExprKind, Part};
+use cf2_syntax::{Diagnostic, Span};
+use std::rc::Rc;
+
+impl<'a> Evaluator<'a> {
+    pub(crate) fn eval(&mut self, e: &'a Expr, sc: ScopeId) -> R<Val> {
+        deep(|| self.eval_inner(e, sc))
+    }
+
+    fn eval_inner(&mut self, e: &'a Expr, sc: ScopeId) -> R<Val> {
+        match &e.kind {
+            ExprKind::Literal(s) => Ok(Val::Lit(Rc::from(s.as_str()))),
+            ExprKind::String(parts) => Ok(Val::Str(self.interpolate(parts, sc, false)?.into())),
+            ExprKind::Number(n) => Ok(Val::Num(*n)),
+            ExprKind::Bool(b) => Ok(Val::Bool(*b)),
+            ExprKind::Regex(parts) => {
+                let pattern = self.interpolate(parts, sc, true)?;
+                self.regex(&pattern, e.span)?;
+                Ok(Val::Regex(pattern.into()))
+            }
+            ExprKind::Undef => Ok(Val::Undef),
+            ExprKind::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for x in items {
+                    out.push(self.eval(x, sc)?);
+                }
+                make_list(out).ok_or_else(|| too_deep(e.span))
+            }
+            ExprKind::Block(stmts) => Ok(Val::Block(self.literal_block(stmts, sc))),
+            ExprKind::Ref(id) => self.reference(id, sc),
+            ExprKind::Select(base, sel) => {
+                let b = self.eval(base, sc)?;
+                self.select(b, sel, sc, e.span)
+            }
+            ExprKind::Unary(op, x) => {
+                let v = self.eval(x, sc)?;
+                self.unary(*op, v, e.span, x.span)
+            }
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, sc, e.span),
+            ExprKind::If(i) => self.conditional(i, sc),
+            ExprKind::Call(c) => self.eval_call(c, sc),
+            ExprKind::Import(i) => self.import_value(i, sc),
+            ExprKind::Error => Err(EvalError::new(
+                Diagnostic::error("this part of the file could not be parsed").at(e.span),
+            )),
+        }
+    }
+
+    /// A `{ ... }` literal: a block built lazily, on first look-up.
+    pub(crate) fn literal_block(&mut self, stmts: &'a [ast::Statement], sc: ScopeId) -> BlockId {
+        let scope = self.scope(sc).clone();
+        let path = self.current_path();
+        let b = self.new_block(path, BlockState::Built);
+        self.block_mut(b).state = BlockState::Unbuilt(BuildSpec::Body {
+            stmts,
+            file: scope.file,
+            scope: sc,
+            chain: scope.chain.clone(),
+        });
+        b
+    }
+
+    /// `$name`: a macro parameter, else a resource of the scope's root.
+    fn reference(&mut self, id: &'a ast::Ident, sc: ScopeId) -> R<Val> {
+        let scope = self.scope(sc).clone();
+        if let Some(params) = &scope.params {
+            if let Some((_, t)) = params.iter().find(|(n, _)| **n == *id.name) {
+                return self.force_thunk(*t, id.span);
+            }
+        }
+        match self.member(scope.root, &id.name, id.span)? {
+            Some(slot) => self.force(slot),
+            None => {
+                let mut err = self.missing_member(scope.root, &id.name, id.span, "resource");
+                if let Some(params) = &scope.params {
+                    if let Some(p) = cf2_syntax::diagnostic::did_you_mean(
+                        &id.name,
+                        params.iter().map(|(n, _)| &**n),
+                    ) {
+                        err.diag.hint = Some(format!("did you mean the parameter `${p}`?"));
+                    }
+                }
+                Err(err)
+            }
+        }
+    }
+
+    fn force_thunk(&mut self, t: ThunkId, at: Span) -> R<Val> {
+        let (expr, scope, state) = match self.thunks.get(t.0 as usize) {
+            Some(th) => (th.expr, th.scope, th.state.clone()),
+            None => return Ok(Val::Undef),
+        };
+        match state {
+            ThunkState::Done(v) => Ok(v),
+            ThunkState::Active => Err(EvalError::new(
+                Diagnostic::error("a macro argument depends on itself").at(at),
+            )),
+            ThunkState::Pending => {
+                self.set_thunk(t, ThunkState::Active);
+                let r = self.eval(expr, scope);
+                match &r {
+                    Ok(v) => self.set_thunk(t, ThunkState::Done(v.clone())),
+                    Err(_) => self.set_thunk(t, ThunkState::Pending),
+                }
+                r
+            }
+        }
+    }
+
+    fn set_thunk(&mut self, t: ThunkId, s: ThunkState) {
+        if let Some(th) = self.thunks.get_mut(t.0 as usize) {
+            th.state = s;
+        }
+    }
+
+    /// `base.selector`: a block member by name, or a list element by index.
+    pub(crate) fn select(&mut self, base: Val, sel: &'a Expr, sc: ScopeId, at: Span) -> R<Val> {
+        let key = match &sel.kind {
+            ExprKind::Literal(s) => Val::Lit(Rc::from(s.as_str())),
+            _ => self.eval(sel, sc)?,
+        };
+        self.select_value(base, &key, sel.span, at)
+    }
+
+    pub(crate) fn select_value(&mut self, base: Val, key: &Val, key_at: Span, at: Span) -> R<Val> {
+        match &base {
+            Val::Block(b) => {
+                let name = match key {
+                    Val::Lit(s) | Val::Str(s) => s.to_string(),
+                    Val::Num(n) => n.to_string(),
+                    other => {
+                        return Err(EvalError::new(
+                            Diagnostic::error(format!(
+                                "a block member is selected by name, but the selector is {}",
+                                other.kind_phrase()
+                            ))
+                            .at(key_at),
+                        ))
+                    }
+                };
+                match self.member(*b, &name, key_at)? {
+                    Some(s) => self.force(s),
+                    None => Err(self.missing_member(*b, &name, key_at, "member")),
+                }
+            }
+            Val::List(l) => {
+                let index = match key {
+                    Val::Num(cf2_value::Number::Int(i)) => Some(*i),
+                    Val::Lit(s) | Val::Str(s) => s.trim().parse::<i64>().ok(),
+                    _ => None,
+                };
+                let Some(i) = index else {
+                    return Err(EvalError::new(
+                        Diagnostic::error(format!(
+                            "a list element is selected by a whole number, but the selector is {}",
+                            key.describe()
+                        ))
+                        .at(key_at),
+                    ));
+                };
+                match usize::try_from(i).ok().and_then(|i| l.items.get(i)) {
+                    Some(v) => Ok(v.clone()),
+                    None => Err(EvalError::missing(
+                        Diagnostic::error(format!(
+                            "index {i} is out of range: the list has {} element{}",
+                            l.items.len(),
+                            if l.items.len() == 1 { "" } else { "s" }
+                        ))
+                        .at(key_at)
+                        .hint("list elements are numbered from 0"),
+                    )),
+                }
+            }
+            Val::Undef => Err(EvalError::missing(
+                Diagnostic::error(format!(
+                    "cannot select `{}` from an undefined value",
+                    key_text(key)
+                ))
+                .at(at),
+            )),
+            other => Err(EvalError::new(
+                Diagnostic::error(format!(
+                    "cannot select `{}` from {}: only blocks and lists have members",
+                    key_text(key),
+                    other.describe()
+                ))
+                .at(at),
+            )),
+        }
+    }
+
+    /// Text with `${...}` interpolations. In a regex (`in_regex`), interpolated text is
+    /// escaped and an interpolated regex is inserted as is (reference §3.1).
+    pub(crate) fn interpolate(
+        &mut self,
+        parts: &'a [Part],
+        sc: ScopeId,
+        in_regex: bool,
+    ) -> R<String> {
+        let mut out = String::new();
+        for p in parts {
+            match p {
+                Part::Text(t) => out.push_str(t),
+                Part::Interp(x) => {
+                    let v = self.eval(x, sc)?;
+                    let piece = match &v {
+                        Val::Lit(s) | Val::Str(s) => s.to_string(),
+                        Val::Num(n) => n.to_string(),
+                        Val::Bool(b) => b.to_string(),
+                        Val::Regex(r) if in_regex => {
+                            out.push_str(r);
+                            continue;
+                        }
+                        Val::Regex(r) => r.to_string(),
+                        other => {
+                            return Err(EvalError::new(
+                                Diagnostic::error(format!(
+                                    "only scalars can be interpolated, but this is {}",
+                                    other.kind_phrase()
+                                ))
+                                .at(x.span)
+                                .hint("select a scalar member, or use `join()` for a list"),
+                            ))
+                        }
+                    };
+                    if in_regex {
+                        out.push_str(&fancy_regex::escape(&piece));
+                    } else {
+                        out.push_str(&piece);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `if (c) then a else b` as a value: only the branch taken is evaluated.
+    fn conditional(&mut self, i: &'a ast::If, sc: ScopeId) -> R<Val> {
+        let (taken, captures) = self.eval_condition(&i.cond, sc)?;
+        let branch = if taken {
+            Some(&*i.then)
+        } else {
+            i.otherwise.as_deref()
+        };
+        match branch {
+            Some(b) => {
+                let scope = self.with_captures(sc, captures);
+                self.eval(b, scope)
+            }
+            None => Ok(Val::Undef),
+        }
+    }
+
+    /// Evaluates a condition; returns whether it holds and the captures of the regex match
+    /// made directly in it, if any.
+    pub(crate) fn eval_condition(
+        &mut self,
+        cond: &'a Expr,
+        sc: ScopeId,
+    ) -> R<(bool, Option<Captures>)> {
+        let saved = self.capture_sink.replace(Vec::new());
+        let result = self.eval(cond, sc);
+        let sink = std::mem::replace(&mut self.capture_sink, saved).unwrap_or_default();
+        let v = result?;
+        let taken = match v {
+            Val::Bool(b) => b,
+            other => {
+                return Err(EvalError::new(
+                    Diagnostic::error(format!(
+                        "the condition of an `if` must be a boolean, but it is {}",
+                        other.describe()
+                    ))
+                    .at(cond.span)
+                    .hint("compare it: `if ($X == value)`, or test it: `if (defined($X))`"),
+                ))
+            }
+        };
+        let with_groups: Vec<&(Captures, Span, bool)> = sink.iter().filter(|c| c.2).collect();
+        if with_groups.len() > 1 {
+            let mut d = Diagnostic::error(
+                "only one regular expression in a condition may have capture groups",
+            );
+            if let (Some(a), Some(b)) = (with_groups.first(), with_groups.get(1)) {
+                d = d.at(b.1).also(a.1, "the first one");
+            }
+            return Err(EvalError::new(d));
+        }
+        let captures = sink.into_iter().find(|c| c.2).map(|c| c.0);
+        Ok((taken, captures))
+    }
+
+    /// `name(args)`: a macro defined earlier in the same file, else a function.
+    pub(crate) fn eval_call(&mut self, call: &'a ast::Call, sc: ScopeId) -> R<Val> {
+        let file = self.scope(sc).file;
+        if let Some(loaded) = self.file(file) {
+            let found = loaded.ast.statements.iter().find_map(|s| match s {
+                ast::Statement::Macro(m)
+                    if *m.name.name == *call.name.name && m.span.end <= call.span.start =>
+                {
+                    Some(m)
+                }
+                _ => None,
+            });
+            if let Some(m) = found {
+                return self.call_macro(m, call, sc);
+            }
+        }
+        self.call_function(call, sc)
+    }
+
+    fn call_macro(&mut self, m: &'a ast::MacroDef, call: &'a ast::Call, sc: ScopeId) -> R<Val> {
+        if m.params.len() != call.args.len() {
+            return Err(EvalError::new(
+                Diagnostic::error(format!(
+                    "macro `{}` takes {} argument{}, but {} {} given",
+                    m.name.name,
+                    m.params.len(),
+                    if m.params.len() == 1 { "" } else { "s" },
+                    call.args.len(),
+                    if call.args.len() == 1 { "was" } else { "were" }
+                ))
+                .at(call.span)
+                .also(m.span, "the macro is defined here"),
+            ));
+        }
+        let mut params = Vec::with_capacity(m.params.len());
+        for (p, a) in m.params.iter().zip(call.args.iter()) {
+            let t = ThunkId(self.thunks.len() as u32);
+            self.thunks.push(Thunk {
+                expr: a,
+                scope: sc,
+                state: ThunkState::Pending,
+            });
+            params.push((Rc::from(&*p.name), t));
+        }
+        let caller = self.scope(sc).clone();
+        let scope = self.new_scope(Scope {
+            params: Some(Rc::new(params)),
+            captures: None,
+            ..caller
+        });
+        self.eval(&m.body, scope)
+    }
+
+    /// `import(...)` as a value: a new block holding the file's resources, whose references
+    /// resolve within that block (clarifications §3).
+    fn import_value(&mut self, imp: &'a ast::Import, sc: ScopeId) -> R<Val> {
+        let Some(file) = self.resolve_import_expr(imp, sc)? else {
+            return Ok(Val::Undef);
+        };
+        let chain = self.scope(sc).chain.clone();
+        if chain.contains(file) {
+            return Err(self.import_cycle(&chain, file, imp.span));
+        }
+        if let Some(v) = self.special_import(file, imp)? {
+            return Ok(v);
+        }
+        let Some(loaded) = self.file(file) else {
+            return Ok(Val::Undef);
+        };
+        let path = self.current_path();
+        let b = self.new_block(path, BlockState::Built);
+        let chain = Rc::new(Chain {
+            file,
+            site: Some(imp.span),
+            parent: Some(chain),
+        });
+        let scope = self.new_scope(Scope {
+            root: b,
+            file,
+            chain: chain.clone(),
+            params: None,
+            captures: None,
+        });
+        self.block_mut(b).state = BlockState::Unbuilt(BuildSpec::Body {
+            stmts: &loaded.ast.statements,
+            file,
+            scope,
+            chain,
+        });
+        Ok(Val::Block(b))
+    }
+
+    /// Regex matching for `=~` / `!~`, recording captures for `match()` when the match is
+    /// made directly in a condition.
+    pub(crate) fn regex_match(
+        &mut self,
+        op: BinaryOp,
+        text: &str,
+        pattern: &str,
+        at: Span,
+    ) -> R<bool> {
+        let re = self.regex(pattern, at)?;
+        let caps = re.captures(text).map_err(|e| {
+            EvalError::new(
+                Diagnostic::error(format!("the regular expression could not be matched: {e}"))
+                    .at(at),
+            )
+        })?;
+        let matched = caps.is_some();
+        if let Some(sink) = &mut self.capture_sink {
+            let groups = re.captures_len() > 1;
+            let mut c = Captures::default();
+            if let Some(caps) = &caps {
+                c.groups = (0..caps.len())
+                    .map(|i| caps.get(i).map(|m| m.as_str().to_string()))
+                    .collect();
+                for (i, name) in re.capture_names().enumerate() {
+                    if let Some(n) = name {
+                        c.names.push((n.to_string(), i));
+                    }
+                }
+                sink.push((c, at, groups));
+            } else if groups {
+                sink.push((c, at, groups));
+            }
+        }
+        Ok(match op {
+            BinaryOp::NotMatch => !matched,
+            _ => matched,
+        })
+    }
+
+    /// A compiled regex, cached by pattern.
+    pub(crate) fn regex(&mut self, pattern: &str, at: Span) -> R<Rc<fancy_regex::Regex>> {
+        if let Some(r) = self.regexes.get(pattern) {
+            return Ok(r.clone());
+        }
+        let re = fancy_regex::RegexBuilder::new(pattern)
+            .backtrack_limit(1_000_000)
+            .build()
+            .map_err(|e| {
+                EvalError::new(
+                    Diagnostic::error(format!("invalid regular expression /{pattern}/: {e}"))
+                        .at(at),
+                )
+            })?;
+        let re = Rc::new(re);
+        self.regexes.insert(Rc::from(pattern), re.clone());
+        Ok(re)
+    }
+
+    pub(crate) fn list_of(&self, items: Vec<Val>, at: Span) -> R<Val> {
+        make_list(items).ok_or_else(|| too_deep(at))
+    }
+}
+
+fn key_text(v: &Val) -> String {
+    match v {
+        Val::Lit(s) | Val::Str(s) => s.to_string(),
+        other => other.describe(),
+    }
+}
+
+pub(crate) fn too_deep(at: Span) -> EvalError {
+    EvalError::new(
+        Diagnostic::error(format!(
+            "value nested too deeply (more than {} levels of lists and blocks)",
+            cf2_value::MAX_DEPTH
+        ))
+        .at(at),
+    )
+}

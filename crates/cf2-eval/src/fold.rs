@@ -1,0 +1,420 @@
+//! Folding a resource's definitions into its value (docs/semantics.md §"Folding").
+//!
+//! 1. `~(final)>` definitions, if any, decide alone: they must agree.
+//! 2. Otherwise the other definitions are folded from the top of the priority order down:
+//!    the *top* is every definition no other definition outranks.
+//!    - all `=>`: the top value wins and nothing below is evaluated; several unordered
+//!      tops must be equal;
+//!    - all `~>`: the top blocks merge with the fold of what lies below; members keep
+//!      their definitions, stacked by priority, and resolve on their own;
+//!    - all the same `~(f)>`: `f` combines the top values with the fold of what lies
+//!      below; several unordered tops need `f` to be commutative;
+//!    - anything else with several unordered tops is `cannot determine mutation order`.
+//!
+//!    A top that evaluates to undefined (`?`, an `if` not taken) is dropped and the fold
+//!    looks again: the next lower definition shows through.
+//! 3. If nothing is left, `~(default)>` definitions give the value (they must agree).
+
+use crate::error::{EvalError, R};
+use crate::eval::{deep, Evaluator};
+use crate::model::*;
+use crate::val::Val;
+use cf2_syntax::Diagnostic;
+use indexmap::IndexMap;
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+/// The result of folding a set of definitions.
+pub(crate) enum Folded {
+    Undefined,
+    /// A value; for a block that came from one definition, that definition (its members'
+    /// keys are relative to it).
+    Plain(Val, Option<DefId>),
+    /// Members gathered by `~>`, with keys already relative to the slot.
+    Merge(IndexMap<Rc<str>, Vec<DefId>>),
+}
+
+/// How two definitions of one resource are ordered.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Rank {
+    Higher,
+    Lower,
+    /// Neither outranks the other; `same_source` when they come from the same source.
+    Unordered {
+        same_source: bool,
+    },
+}
+
+enum TopKind {
+    Assign,
+    Merge,
+    Func(String),
+    Mixed,
+}
+
+impl<'a> Evaluator<'a> {
+    /// How definition `a` ranks against definition `b` (docs/semantics.md §"Priority").
+    pub(crate) fn rank(&self, a: DefId, b: DefId) -> Rank {
+        let ka = &self.def(a).prio;
+        let kb = &self.def(b).prio;
+        for (sa, sb) in ka.iter().zip(kb.iter()) {
+            if sa == sb {
+                continue;
+            }
+            return match (sa, sb) {
+                (Step::Src(ia, na), Step::Src(ib, nb)) if ia == ib => {
+                    let Some(inst) = self.insts.get(ia.0 as usize) else {
+                        return Rank::Unordered { same_source: false };
+                    };
+                    if inst.reaches(*na, *nb) {
+                        Rank::Higher
+                    } else if inst.reaches(*nb, *na) {
+                        Rank::Lower
+                    } else {
+                        Rank::Unordered { same_source: false }
+                    }
+                }
+                (Step::Seq(x), Step::Seq(y)) => match x.cmp(y) {
+                    Ordering::Greater => Rank::Higher,
+                    Ordering::Less => Rank::Lower,
+                    Ordering::Equal => Rank::Unordered { same_source: true },
+                },
+                _ => Rank::Unordered { same_source: false },
+            };
+        }
+        Rank::Unordered {
+            same_source: ka.len() == kb.len(),
+        }
+    }
+
+    /// Folds a slot's definitions into its value.
+    pub(crate) fn fold_slot(&mut self, s: SlotId) -> R<(Val, Outcome)> {
+        let defs = self.slot(s).defs.clone();
+        let mut finals = Vec::new();
+        let mut defaults = Vec::new();
+        let mut normal = Vec::new();
+        for d in defs {
+            match self.def(d).op.func_name().as_deref() {
+                Some("final") => finals.push(d),
+                Some("default") => defaults.push(d),
+                _ => normal.push(d),
+            }
+        }
+        let mut outcome = Outcome::default();
+        if !finals.is_empty() {
+            if let Some((v, winner)) = self.agreeing(s, &finals, "final")? {
+                outcome.rule = "final".into();
+                outcome.used = vec![winner];
+                outcome.overridden = normal.iter().chain(defaults.iter()).copied().collect();
+                return Ok((v, outcome));
+            }
+        }
+        let folded = self.fold_set(s, normal.clone(), &mut outcome)?;
+        let value = match folded {
+            Folded::Undefined => {
+                if let Some((v, winner)) = self.agreeing(s, &defaults, "default")? {
+                    outcome.rule = "default".into();
+                    outcome.used = vec![winner];
+                    outcome.overridden = normal;
+                    return Ok((v, outcome));
+                }
+                Val::Undef
+            }
+            Folded::Plain(v, _) => v,
+            Folded::Merge(members) => self.merged_block(s, members),
+        };
+        Ok((value, outcome))
+    }
+
+    /// Definitions that must all give the same value (`final`s, `default`s); the value of
+    /// the first, or `None` if all are undefined.
+    fn agreeing(&mut self, s: SlotId, defs: &[DefId], what: &str) -> R<Option<(Val, DefId)>> {
+        let mut found: Option<(Val, DefId)> = None;
+        for &d in defs {
+            let v = self.def_value(d)?;
+            if v.is_undef() {
+                continue;
+            }
+            match &found {
+                None => found = Some((v, d)),
+                Some((first, fd)) => {
+                    if !self.equal(first, &v, self.def(d).site)? {
+                        let path = self.slot(s).path.clone();
+                        return Err(EvalError::new(
+                            Diagnostic::error(format!(
+                                "`{path}` has two different `~({what})>` values"
+                            ))
+                            .at(self.def(d).site)
+                            .with_label(format!("gives {}", v.describe()))
+                            .also(self.def(*fd).site, format!("gives {}", first.describe()))
+                            .resource(path.to_string())
+                            .hint(format!(
+                                "a resource can have only one {what} value; remove one"
+                            )),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// The definitions of `set` that nothing in `set` outranks.
+    fn tops(&self, set: &[DefId]) -> Vec<DefId> {
+        set.iter()
+            .copied()
+            .filter(|&d| {
+                set.iter()
+                    .all(|&e| e == d || self.rank(e, d) != Rank::Higher)
+            })
+            .collect()
+    }
+
+    fn top_kind(&self, tops: &[DefId]) -> TopKind {
+        let mut kind: Option<TopKind> = None;
+        for &d in tops {
+            let k = match &self.def(d).op {
+                Op::Assign => TopKind::Assign,
+                Op::Merge => TopKind::Merge,
+                Op::Func(_) => TopKind::Func(self.def(d).op.func_name().unwrap_or_default()),
+            };
+            kind = Some(match (kind, k) {
+                (None, k) => k,
+                (Some(TopKind::Assign), TopKind::Assign) => TopKind::Assign,
+                (Some(TopKind::Merge), TopKind::Merge) => TopKind::Merge,
+                (Some(TopKind::Func(a)), TopKind::Func(b)) if a == b => TopKind::Func(a),
+                _ => TopKind::Mixed,
+            });
+        }
+        kind.unwrap_or(TopKind::Mixed)
+    }
+
+    /// Folds `set` (see the module documentation).
+    pub(crate) fn fold_set(
+        &mut self,
+        s: SlotId,
+        mut set: Vec<DefId>,
+        out: &mut Outcome,
+    ) -> R<Folded> {
+        loop {
+            if set.is_empty() {
+                return Ok(Folded::Undefined);
+            }
+            let tops = self.tops(&set);
+            let kind = self.top_kind(&tops);
+            if let TopKind::Mixed = kind {
+                return Err(self.order_error(s, &tops));
+            }
+            // Evaluate the tops; an undefined one is dropped and the fold looks again.
+            let mut values = Vec::with_capacity(tops.len());
+            let mut dropped = false;
+            for &d in &tops {
+                let v = self.def_value(d)?;
+                if v.is_undef() {
+                    set.retain(|x| *x != d);
+                    out.undefined.push(d);
+                    dropped = true;
+                } else {
+                    values.push((d, v));
+                }
+            }
+            if dropped {
+                continue;
+            }
+            let rest: Vec<DefId> = set.iter().copied().filter(|d| !tops.contains(d)).collect();
+            return match kind {
+                TopKind::Assign => {
+                    let Some((first_def, first)) = values.first().cloned() else {
+                        return Ok(Folded::Undefined);
+                    };
+                    for (d, v) in values.iter().skip(1) {
+                        if !self.equal(&first, v, self.def(*d).site)? {
+                            return Err(self.order_error(s, &tops));
+                        }
+                    }
+                    out.rule = if tops.len() > 1 {
+                        "assignment (equal unordered values)".into()
+                    } else {
+                        "assignment".into()
+                    };
+                    out.used.extend(tops.iter().copied());
+                    out.overridden.extend(rest.iter().copied());
+                    Ok(Folded::Plain(first, Some(first_def)))
+                }
+                TopKind::Merge => {
+                    out.used.extend(tops.iter().copied());
+                    let below = deep(|| self.fold_set(s, rest.clone(), &mut Outcome::default()))?;
+                    if values.len() == 1 && matches!(below, Folded::Undefined) {
+                        // `~>` over nothing is `=>` (clarifications §5).
+                        out.rule = "merge (nothing below: assignment)".into();
+                        let (d, v) = values.swap_remove(0);
+                        return Ok(Folded::Plain(v, Some(d)));
+                    }
+                    out.rule = "merge".into();
+                    out.used.extend(rest.iter().copied());
+                    self.merge(s, &values, below)
+                }
+                TopKind::Func(name) => {
+                    let below = deep(|| self.fold_set(s, rest.clone(), &mut Outcome::default()))?;
+                    out.used.extend(tops.iter().copied());
+                    out.used.extend(rest.iter().copied());
+                    out.rule = name.clone();
+                    let below = match below {
+                        Folded::Undefined => None,
+                        Folded::Plain(v, _) => Some(v),
+                        Folded::Merge(m) => Some(self.merged_block(s, m)),
+                    };
+                    let site = values.first().map(|(d, _)| self.def(*d).site);
+                    let v = self.apply_mutator(s, &name, &tops, values, below, site)?;
+                    Ok(Folded::Plain(v, None))
+                }
+                TopKind::Mixed => Err(self.order_error(s, &tops)),
+            };
+        }
+    }
+
+    /// `~>`: the top blocks and the block below combine member by member.
+    fn merge(&mut self, s: SlotId, tops: &[(DefId, Val)], below: Folded) -> R<Folded> {
+        let mut members: IndexMap<Rc<str>, Vec<DefId>> = IndexMap::new();
+        let mut contribute = |ev: &mut Evaluator<'a>, d: Option<DefId>, v: &Val| -> R<()> {
+            let Val::Block(b) = v else {
+                let site = d.map(|d| ev.def(d).site);
+                let path = ev.slot(s).path.clone();
+                let mut e = Diagnostic::error(format!(
+                    "`~>` merges blocks, but a value of `{path}` is {}",
+                    v.kind_phrase()
+                ))
+                .resource(path.to_string())
+                .hint("use `=>` to replace the value instead of merging");
+                if let Some(site) = site {
+                    e = e.at(site).with_label(format!("this is {}", v.describe()));
+                }
+                return Err(EvalError::new(e));
+            };
+            let at = d.map(|d| ev.def(d).site).unwrap_or_default();
+            for (name, slot) in ev.members(*b, at)? {
+                let defs = ev.slot(slot).defs.clone();
+                let entry = members.entry(name).or_default();
+                for m in defs {
+                    match d {
+                        Some(d) => {
+                            let outer = ev.def(d).clone();
+                            let mut copy = ev.def(m).clone();
+                            copy.prio = extend(&outer.prio, &copy.prio);
+                            copy.order = extend(&outer.order, &copy.order);
+                            entry.push(ev.new_def(copy));
+                        }
+                        None => entry.push(m),
+                    }
+                }
+            }
+            Ok(())
+        };
+        for (d, v) in tops {
+            contribute(self, Some(*d), v)?;
+        }
+        match below {
+            Folded::Undefined => {}
+            Folded::Plain(v, d) => contribute(self, d, &v)?,
+            Folded::Merge(m) => {
+                for (name, defs) in m {
+                    members.entry(name).or_default().extend(defs);
+                }
+            }
+        }
+        Ok(Folded::Merge(members))
+    }
+
+    /// A block made of merged members.
+    pub(crate) fn merged_block(
+        &mut self,
+        s: SlotId,
+        members: IndexMap<Rc<str>, Vec<DefId>>,
+    ) -> Val {
+        let path = self.slot(s).path.clone();
+        let b = self.new_block(path.clone(), BlockState::Built);
+        for (name, defs) in members {
+            let slot = self.new_slot(name.clone(), &path);
+            let private = defs.iter().any(|d| self.def(*d).private);
+            let sl = self.slot_mut(slot);
+            sl.defs = defs;
+            sl.private = private;
+            self.block_mut(b).members.insert(name, slot);
+        }
+        self.sort_members(b);
+        Val::Block(b)
+    }
+
+    /// The value of one definition's body (not yet folded with anything).
+    pub(crate) fn def_value(&mut self, d: DefId) -> R<Val> {
+        let def = self.def(d).clone();
+        match def.body {
+            Body::Expr(e, scope) => self.eval(e, scope),
+            Body::Implicit {
+                def: rd,
+                next,
+                scope,
+            } => {
+                let path = self.current_path();
+                let b = self.new_block(
+                    path,
+                    BlockState::Unbuilt(BuildSpec::Implicit {
+                        def: rd,
+                        next,
+                        scope,
+                    }),
+                );
+                Ok(Val::Block(b))
+            }
+            Body::Value(v) => Ok(v),
+        }
+    }
+
+    /// `cannot determine mutation order`, or, for one source, "defined twice".
+    pub(crate) fn order_error(&self, s: SlotId, tops: &[DefId]) -> EvalError {
+        let path = self.slot(s).path.clone();
+        let same_source = tops.windows(2).all(|w| match w {
+            [a, b] => self.rank(*a, *b) == Rank::Unordered { same_source: true },
+            _ => true,
+        });
+        let describe = |d: DefId| {
+            let def = self.def(d);
+            format!("`{}` here", def.op.symbol())
+        };
+        let mut files: Vec<String> = Vec::new();
+        for d in tops {
+            let n = self.loader_name(self.def(*d).file);
+            if !files.contains(&n) {
+                files.push(n);
+            }
+        }
+        let mut diag = if same_source && files.len() == 1 {
+            Diagnostic::error(format!(
+                "`{path}` is defined more than once in {} with different values",
+                files.join("")
+            ))
+            .hint("definitions of one resource in one file must agree, or all use the same commutative function such as `~(sum)>`")
+        } else {
+            Diagnostic::error(format!(
+                "cannot determine mutation order for `{path}`: it is defined in {} and none of them imports the others",
+                files.join(" and ")
+            ))
+            .hint(format!(
+                "decide in a file that imports them all: assign `{path}` there, or have every definition use the same commutative function (`~(max)>`, `~(sum)>`, `~(union)>`)"
+            ))
+        }
+        .resource(path.to_string());
+        for (i, d) in tops.iter().enumerate() {
+            let site = self.def(*d).site;
+            if i == 0 {
+                diag = diag.at(site).with_label(describe(*d));
+            } else {
+                diag = diag.also(
+                    site,
+                    format!("also defined here ({})", self.def(*d).op.symbol()),
+                );
+            }
+        }
+        EvalError::new(diag)
+    }
+}

@@ -1,0 +1,335 @@
+//! The standard functions of Figure 2 (names are case-insensitive). Each checks its
+//! arguments and reports a type error at the argument.
+
+use crate::error::{ErrorKind, EvalError, R};
+use crate::eval::Evaluator;
+use crate::model::ScopeId;
+use crate::ops::{compare_scalars, numeric, scalar_text};
+use crate::val::Val;
+use cf2_syntax::ast::{self, Expr};
+use cf2_syntax::Diagnostic;
+use cf2_value::Number;
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+/// Names of the standard functions (for "did you mean" and documentation).
+pub const STANDARD: &[&str] = &[
+    "defined", "downcase", "fail", "ipaddr", "iphost", "join", "match", "max", "min", "read",
+    "sum", "topdir", "typeof", "upcase", "warn",
+];
+
+fn arity(call: &ast::Call, want: usize) -> R<()> {
+    if call.args.len() == want {
+        return Ok(());
+    }
+    Err(EvalError::new(
+        Diagnostic::error(format!(
+            "`{}` takes {want} argument{}, but {} {} given",
+            call.name.name,
+            if want == 1 { "" } else { "s" },
+            call.args.len(),
+            if call.args.len() == 1 { "was" } else { "were" }
+        ))
+        .at(call.span),
+    ))
+}
+
+fn arg_error(call: &ast::Call, arg: &Expr, want: &str, got: &Val) -> EvalError {
+    EvalError::new(
+        Diagnostic::error(format!(
+            "`{}` needs {want}, but its argument is {}",
+            call.name.name,
+            got.describe()
+        ))
+        .at(arg.span)
+        .with_label(format!("this is {}", got.kind_phrase())),
+    )
+}
+
+impl<'a> Evaluator<'a> {
+    pub(crate) fn call_function(&mut self, call: &'a ast::Call, sc: ScopeId) -> R<Val> {
+        let name = call.name.name.to_lowercase();
+        match name.as_str() {
+            "defined" => {
+                arity(call, 1)?;
+                let Some(arg) = call.args.first() else {
+                    return Ok(Val::Undef);
+                };
+                match self.eval(arg, sc) {
+                    Ok(v) => Ok(Val::Bool(!v.is_undef())),
+                    Err(e) if e.kind == ErrorKind::Missing => Ok(Val::Bool(false)),
+                    Err(e) => Err(e),
+                }
+            }
+            "downcase" | "upcase" => {
+                let (arg, v) = self.one_arg(call, sc)?;
+                let up = name == "upcase";
+                let change = |s: &str| {
+                    if up {
+                        s.to_uppercase()
+                    } else {
+                        s.to_lowercase()
+                    }
+                };
+                match v {
+                    Val::Lit(s) => Ok(Val::Lit(change(&s).into())),
+                    Val::Str(s) => Ok(Val::Str(change(&s).into())),
+                    other => Err(arg_error(call, arg, "text", &other)),
+                }
+            }
+            "fail" => {
+                let (arg, v) = self.one_arg(call, sc)?;
+                let Some(text) = scalar_text(&v) else {
+                    return Err(arg_error(call, arg, "a message", &v));
+                };
+                Err(EvalError::new(
+                    Diagnostic::error(text)
+                        .at(call.span)
+                        .with_label("fail() called here"),
+                ))
+            }
+            "warn" => {
+                let (arg, v) = self.one_arg(call, sc)?;
+                let Some(text) = scalar_text(&v) else {
+                    return Err(arg_error(call, arg, "a message", &v));
+                };
+                let mut w = Diagnostic::warning(text).at(call.span);
+                if let Some(s) = self.stack.last() {
+                    w = w.resource(self.slot(*s).path.to_string());
+                }
+                self.warnings.push(w);
+                Ok(Val::Undef)
+            }
+            "ipaddr" => {
+                let (arg, v) = self.one_arg(call, sc)?;
+                let Some(host) = v.text() else {
+                    return Err(arg_error(call, arg, "a host name", &v));
+                };
+                let addrs = self.host.lookup_host(host).map_err(|e| {
+                    EvalError::new(
+                        Diagnostic::error(format!("cannot resolve the host name `{host}`: {e}"))
+                            .at(arg.span),
+                    )
+                })?;
+                let mut v4: Vec<String> = addrs
+                    .iter()
+                    .filter(|a| a.is_ipv4())
+                    .map(|a| a.to_string())
+                    .collect();
+                v4.dedup();
+                let items = v4.into_iter().map(|a| Val::Lit(a.into())).collect();
+                self.list_of(items, call.span)
+            }
+            "iphost" => {
+                let (arg, v) = self.one_arg(call, sc)?;
+                let Some(addr) = v.text() else {
+                    return Err(arg_error(call, arg, "an IPv4 address", &v));
+                };
+                let ip: std::net::Ipv4Addr = addr.trim().parse().map_err(|_| {
+                    EvalError::new(
+                        Diagnostic::error(format!("`{addr}` is not an IPv4 address")).at(arg.span),
+                    )
+                })?;
+                let name = self
+                    .host
+                    .lookup_addr(std::net::IpAddr::V4(ip))
+                    .map_err(|e| {
+                        EvalError::new(
+                            Diagnostic::error(format!("cannot find the host name of {addr}: {e}"))
+                                .at(arg.span),
+                        )
+                    })?;
+                Ok(Val::Lit(name.into()))
+            }
+            "join" => {
+                arity(call, 2)?;
+                let (Some(sa), Some(la)) = (call.args.first(), call.args.get(1)) else {
+                    return Ok(Val::Undef);
+                };
+                let sep = self.eval(sa, sc)?;
+                let list = self.eval(la, sc)?;
+                let Some(sep_text) = scalar_text(&sep) else {
+                    return Err(arg_error(
+                        call,
+                        sa,
+                        "a separator as its first argument",
+                        &sep,
+                    ));
+                };
+                let Val::List(items) = &list else {
+                    return Err(arg_error(call, la, "a list as its second argument", &list));
+                };
+                let mut parts = Vec::with_capacity(items.items.len());
+                let mut string = matches!(sep, Val::Str(_));
+                for x in &items.items {
+                    string |= matches!(x, Val::Str(_));
+                    match scalar_text(x) {
+                        Some(t) => parts.push(t),
+                        None => return Err(arg_error(call, la, "a list of scalars", x)),
+                    }
+                }
+                let joined: Rc<str> = parts.join(&sep_text).into();
+                Ok(if string {
+                    Val::Str(joined)
+                } else {
+                    Val::Lit(joined)
+                })
+            }
+            "match" => {
+                let (arg, v) = self.one_arg(call, sc)?;
+                self.capture(call, arg, &v, sc)
+            }
+            "max" | "min" => {
+                let (arg, v) = self.one_arg(call, sc)?;
+                let Val::List(items) = &v else {
+                    return Err(arg_error(call, arg, "a list", &v));
+                };
+                let want = if name == "max" {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                };
+                let mut best: Option<&Val> = None;
+                for x in &items.items {
+                    best = match best {
+                        None => Some(x),
+                        Some(b) => match compare_scalars(x, b) {
+                            Some(o) if o == want => Some(x),
+                            Some(_) => Some(b),
+                            None => {
+                                return Err(arg_error(call, arg, "a list of numbers or of text", x))
+                            }
+                        },
+                    };
+                }
+                best.cloned().ok_or_else(|| {
+                    EvalError::new(
+                        Diagnostic::error(format!("`{}` of an empty list", call.name.name))
+                            .at(arg.span),
+                    )
+                })
+            }
+            "sum" => {
+                let (arg, v) = self.one_arg(call, sc)?;
+                let Val::List(items) = &v else {
+                    return Err(arg_error(call, arg, "a list of numbers", &v));
+                };
+                let mut total = Number::Int(0);
+                for x in &items.items {
+                    let Some(n) = numeric(x) else {
+                        return Err(arg_error(call, arg, "a list of numbers", x));
+                    };
+                    total = total
+                        .checked_add(n)
+                        .ok_or_else(|| crate::ops::overflow(call.span))?;
+                }
+                Ok(Val::Num(total))
+            }
+            "read" => {
+                let (arg, v) = self.one_arg(call, sc)?;
+                let Some(name) = v.text() else {
+                    return Err(arg_error(call, arg, "a file name", &v));
+                };
+                let file = self.scope(sc).file;
+                let path = self.find_file(name, file, false, arg.span)?;
+                let bytes = self.host.read_file(&path).map_err(|e| {
+                    EvalError::new(
+                        Diagnostic::error(format!("cannot read `{}`: {e}", path.display()))
+                            .at(arg.span),
+                    )
+                })?;
+                let text = String::from_utf8(bytes).map_err(|_| {
+                    EvalError::new(
+                        Diagnostic::error(format!("`{}` is not UTF-8 text", path.display()))
+                            .at(arg.span),
+                    )
+                })?;
+                Ok(Val::Lit(text.into()))
+            }
+            "topdir" => {
+                arity(call, 0)?;
+                Ok(Val::Lit(self.project_dir().display().to_string().into()))
+            }
+            "typeof" => {
+                let (_, v) = self.one_arg(call, sc)?;
+                Ok(Val::Lit(Rc::from(v.type_name())))
+            }
+            _ => Err(self.unknown_function(call, sc)),
+        }
+    }
+
+    fn one_arg(&mut self, call: &'a ast::Call, sc: ScopeId) -> R<(&'a Expr, Val)> {
+        arity(call, 1)?;
+        let Some(arg) = call.args.first() else {
+            return Err(EvalError::new(
+                Diagnostic::error("missing argument").at(call.span),
+            ));
+        };
+        let v = self.eval(arg, sc)?;
+        Ok((arg, v))
+    }
+
+    /// `match(n)`: capture group `n` (or a named group) of the condition's regex match.
+    fn capture(&mut self, call: &ast::Call, arg: &Expr, v: &Val, sc: ScopeId) -> R<Val> {
+        let Some(caps) = self.scope(sc).captures.clone() else {
+            return Err(EvalError::new(
+                Diagnostic::error("`match()` has no regular expression match to read")
+                    .at(call.span)
+                    .hint("use `match()` in a branch of an `if` whose condition matches a regex with capture groups"),
+            ));
+        };
+        if caps.groups.is_empty() {
+            return Err(EvalError::new(
+                Diagnostic::error(
+                    "`match()` cannot read a capture: the regular expression did not match",
+                )
+                .at(call.span)
+                .hint("read captures in the branch taken when the regex matches"),
+            ));
+        }
+        let index = match v {
+            Val::Num(Number::Int(i)) => usize::try_from(*i).ok(),
+            Val::Lit(s) | Val::Str(s) => match s.parse::<usize>() {
+                Ok(i) => Some(i),
+                Err(_) => caps.names.iter().find(|(n, _)| **n == **s).map(|(_, i)| *i),
+            },
+            _ => None,
+        };
+        let Some(i) = index else {
+            return Err(arg_error(call, arg, "a capture group number", v));
+        };
+        match caps.groups.get(i) {
+            Some(Some(text)) => Ok(Val::Lit(text.as_str().into())),
+            Some(None) => Ok(Val::Undef),
+            None => Err(EvalError::new(
+                Diagnostic::error(format!(
+                    "`match({i})`: the regular expression has only {} capture group{}",
+                    caps.groups.len().saturating_sub(1),
+                    if caps.groups.len() == 2 { "" } else { "s" }
+                ))
+                .at(arg.span),
+            )),
+        }
+    }
+
+    fn unknown_function(&self, call: &ast::Call, sc: ScopeId) -> EvalError {
+        let file = self.scope(sc).file;
+        let mut names: Vec<String> = STANDARD.iter().map(|s| s.to_string()).collect();
+        if let Some(f) = self.file(file) {
+            for s in &f.ast.statements {
+                if let ast::Statement::Macro(m) = s {
+                    names.push(m.name.name.to_string());
+                }
+            }
+        }
+        let mut d = Diagnostic::error(format!("unknown function `{}`", call.name.name))
+            .at(call.name.span)
+            .with_label("not a standard function or a macro defined above");
+        if let Some(s) =
+            cf2_syntax::diagnostic::did_you_mean(&call.name.name, names.iter().map(|s| s.as_str()))
+        {
+            d = d.hint(format!("did you mean `{s}`?"));
+        }
+        EvalError::new(d)
+    }
+}

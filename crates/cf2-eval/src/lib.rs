@@ -1,0 +1,253 @@
+//! The CF2 evaluator: from parsed files to plain values.
+//!
+//! Entry point: [`evaluate`]. The file system, environment and resolver come in through a
+//! [`Host`]; parsed files come from a [`Loader`] that may be shared by many compiles.
+//!
+//! Code map (see ARCHITECTURE.md for invariants):
+//! - [`model`]: definitions, slots, blocks, scopes, priority keys;
+//! - `eval`: the context, slot forcing, cycle detection, member look-up;
+//! - `build`: gathering a block's definitions; inline statements and their restriction;
+//! - `fold`: folding a resource's mutations (priority, `=>`, `~>`, functions, final,
+//!   default, undefined);
+//! - `expr`, `ops`: expressions and operators; `functions`, `mutators`: the standard
+//!   library; `resolve`: the import search; `materialize`: output values and equality;
+//!   `checks`: static per-file rules; `trace`: `-Deval`.
+
+mod build;
+mod checks;
+pub mod error;
+mod eval;
+mod expr;
+mod fold;
+mod functions;
+pub mod host;
+pub mod loader;
+mod materialize;
+pub mod model;
+mod mutators;
+mod ops;
+mod resolve;
+mod trace;
+pub mod val;
+
+pub use error::EvalError;
+pub use eval::Evaluator;
+pub use functions::STANDARD as STANDARD_FUNCTIONS;
+pub use host::{Host, MemoryHost};
+pub use loader::Loader;
+pub use mutators::STANDARD_MUTATORS;
+
+use cf2_syntax::{Diagnostic, Span};
+use cf2_value::Value;
+use model::{BlockState, BuildSpec, Chain, Scope};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use val::Val;
+
+/// How to compile.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Output private resources too (`-p`).
+    pub include_private: bool,
+    /// Record how each value was decided (`-Deval`).
+    pub trace: bool,
+    /// Warn about duplicate definitions in one file (`-Wdup`).
+    pub warn_duplicates: bool,
+    /// The current project's top directory (default: the main file's directory).
+    pub project_dir: Option<PathBuf>,
+    /// Other projects, for `project:path` imports.
+    pub projects: Vec<(String, PathBuf)>,
+}
+
+/// The main configuration: a file, or text given directly.
+#[derive(Debug, Clone, Copy)]
+pub enum Main<'p> {
+    File(&'p Path),
+    Text { name: &'p str, text: &'p str },
+}
+
+/// A successful compile.
+#[derive(Debug, Clone)]
+pub struct Evaluation {
+    /// One value per requested path.
+    pub values: Vec<Value>,
+    pub warnings: Vec<Diagnostic>,
+    /// `-Deval` entries (empty unless asked for).
+    pub trace: Vec<String>,
+}
+
+/// A failed compile: every error found, and the warnings given before.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub errors: Vec<Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
+    pub trace: Vec<String>,
+}
+
+/// At most this many independent errors are reported from one compile.
+const MAX_ERRORS: usize = 20;
+
+/// Compiles `main` and returns the value at each of `paths` (`""` is the whole
+/// configuration; `Web.Ports.0` selects by name and index).
+pub fn evaluate(
+    host: &dyn Host,
+    loader: &Loader,
+    main: Main<'_>,
+    opts: &Options,
+    paths: &[&str],
+) -> Result<Evaluation, Failure> {
+    let mut ev = Evaluator::new(host, loader, opts);
+    let result = run(&mut ev, main, paths);
+    let trace = if opts.trace { ev.trace() } else { Vec::new() };
+    let warnings = std::mem::take(&mut ev.warnings);
+    match result {
+        Ok(values) => Ok(Evaluation {
+            values,
+            warnings,
+            trace,
+        }),
+        Err(errors) => Failure {
+            errors,
+            warnings,
+            trace,
+        }
+        .into_err(),
+    }
+}
+
+impl Failure {
+    fn into_err<T>(self) -> Result<T, Failure> {
+        Err(self)
+    }
+}
+
+fn flatten(e: EvalError) -> Vec<Diagnostic> {
+    let mut v = vec![*e.diag];
+    v.extend(e.more);
+    v
+}
+
+fn run(
+    ev: &mut Evaluator<'_>,
+    main: Main<'_>,
+    paths: &[&str],
+) -> Result<Vec<Value>, Vec<Diagnostic>> {
+    let file = match main {
+        Main::File(path) => {
+            let full = host::normalize(&ev.host.current_dir().join(path));
+            if !ev.host.is_file(&full) {
+                return Err(vec![Diagnostic::error(format!(
+                    "cannot read `{}`: no such file",
+                    path.display()
+                ))]);
+            }
+            let canonical = ev.host.canonicalize(&full).unwrap_or(full);
+            let display = path.display().to_string();
+            match ev.loader.load(ev.host, &canonical, &display) {
+                Ok(f) => f,
+                Err(loader::LoadError::Io(e)) => {
+                    return Err(vec![Diagnostic::error(format!(
+                        "cannot read `{display}`: {e}"
+                    ))])
+                }
+            }
+        }
+        Main::Text { name, text } => ev.loader.add_source(name, text),
+    };
+    let id = file.id;
+    ev.main_dir = match main {
+        Main::File(_) => file
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| ev.host.current_dir()),
+        Main::Text { .. } => ev.host.current_dir(),
+    };
+    ev.file_errors(id).map_err(flatten)?;
+    let top = ev.new_block(Rc::from(""), BlockState::Built);
+    let chain = Rc::new(Chain {
+        file: id,
+        site: None,
+        parent: None,
+    });
+    let scope = ev.new_scope(Scope {
+        root: top,
+        file: id,
+        chain: chain.clone(),
+        params: None,
+        captures: None,
+    });
+    ev.block_mut(top).state = BlockState::Unbuilt(BuildSpec::Body {
+        stmts: &file.ast.statements,
+        file: id,
+        scope,
+        chain,
+    });
+    let mut values = Vec::new();
+    for path in paths {
+        values.push(select_path(ev, top, path)?);
+    }
+    Ok(values)
+}
+
+/// The value at `path`, materialised. For the whole configuration, each top-level
+/// resource is tried so that independent errors are all reported.
+fn select_path(
+    ev: &mut Evaluator<'_>,
+    top: model::BlockId,
+    path: &str,
+) -> Result<Value, Vec<Diagnostic>> {
+    let at = Span::default();
+    if path.is_empty() {
+        let members = ev.members(top, at).map_err(flatten)?;
+        let mut out = cf2_value::Block::new();
+        let mut errors = Vec::new();
+        for (name, slot) in members {
+            if ev.slot(slot).private && !ev.opts.include_private {
+                continue;
+            }
+            match ev.materialize_slot(slot, 1) {
+                Ok(v) => {
+                    out.insert(name.to_string(), v);
+                }
+                Err(e) => {
+                    for d in flatten(e) {
+                        if !errors.contains(&d) {
+                            errors.push(d);
+                        }
+                    }
+                    if errors.len() >= MAX_ERRORS {
+                        break;
+                    }
+                }
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        return Ok(Value::Block(out));
+    }
+    let mut cur = Val::Block(top);
+    let mut walked = String::new();
+    for step in path.split('.') {
+        let key = match step.parse::<i64>() {
+            Ok(i) => Val::Num(cf2_value::Number::Int(i)),
+            Err(_) => Val::Lit(Rc::from(step)),
+        };
+        cur = ev.select_value(cur, &key, at, at).map_err(|e| {
+            let mut d = *e.diag;
+            d.message = format!("cannot output `{path}`: {}", d.message);
+            d.span = None;
+            d.labels.clear();
+            vec![d]
+        })?;
+        if !walked.is_empty() {
+            walked.push('.');
+        }
+        walked.push_str(step);
+    }
+    if cur.is_undef() {
+        return Err(vec![Diagnostic::error(format!("`{path}` is undefined"))]);
+    }
+    ev.materialize(&cur, 1, at).map_err(flatten)
+}

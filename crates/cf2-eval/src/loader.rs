@@ -1,0 +1,153 @@
+//! The loader: reads, parses and statically checks each source file once, and hands out
+//! references to its AST that stay valid for the loader's lifetime (so the evaluator can
+//! hold `&'a ast::Expr` while later imports are still being loaded).
+//!
+//! One loader may be shared by many compiles on many threads (a batch of hosts): every file
+//! is parsed once however many hosts import it. Files are only ever added.
+
+use crate::checks;
+use crate::host::Host;
+use cf2_syntax::ast;
+use cf2_syntax::{parse, Diagnostic, FileId, SourceFile, Sources, Span};
+use elsa::sync::{FrozenMap, FrozenVec};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// A source file, parsed and checked.
+#[derive(Debug)]
+pub struct LoadedFile {
+    pub id: FileId,
+    /// The canonical path (or a synthetic name for in-memory sources).
+    pub path: PathBuf,
+    pub source: SourceFile,
+    pub ast: ast::File,
+    /// Syntax errors and static-check errors; a file with any error is not evaluated.
+    pub errors: Vec<Diagnostic>,
+    /// Duplicate-definition warnings (`-Wdup`), reported only when asked for.
+    pub dup_warnings: Vec<Diagnostic>,
+}
+
+/// Why a file could not be loaded.
+#[derive(Debug)]
+pub enum LoadError {
+    Io(std::io::Error),
+}
+
+#[derive(Default)]
+pub struct Loader {
+    files: FrozenVec<Box<LoadedFile>>,
+    by_path: FrozenMap<PathBuf, Box<FileId>>,
+    /// Serialises the assignment of file ids (a load is check-then-insert).
+    adding: Mutex<()>,
+}
+
+impl Loader {
+    pub fn new() -> Loader {
+        Loader::default()
+    }
+
+    pub fn get(&self, id: FileId) -> Option<&LoadedFile> {
+        self.files.get(id.0 as usize)
+    }
+
+    /// Loads the file at canonical path `path`, naming it `display` in diagnostics.
+    pub fn load(
+        &self,
+        host: &dyn Host,
+        path: &Path,
+        display: &str,
+    ) -> Result<&LoadedFile, LoadError> {
+        if let Some(id) = self.by_path.get(path) {
+            if let Some(f) = self.get(*id) {
+                return Ok(f);
+            }
+        }
+        let bytes = host.read_file(path).map_err(LoadError::Io)?;
+        Ok(self.add(path.to_path_buf(), display, bytes))
+    }
+
+    /// Adds a source given as text (a string compiled directly, or standard input).
+    pub fn add_source(&self, name: &str, text: &str) -> &LoadedFile {
+        self.add(
+            PathBuf::from(format!("<{name}>")),
+            name,
+            text.as_bytes().to_vec(),
+        )
+    }
+
+    fn add(&self, path: PathBuf, display: &str, bytes: Vec<u8>) -> &LoadedFile {
+        let _guard = self.adding.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(id) = self.by_path.get(&path) {
+            if let Some(f) = self.get(*id) {
+                return f;
+            }
+        }
+        let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
+        let file = build(id, path.clone(), display, bytes);
+        self.files.push(Box::new(file));
+        self.by_path.insert(path, Box::new(id));
+        match self.get(id) {
+            Some(f) => f,
+            None => unreachable_file(),
+        }
+    }
+}
+
+/// `FrozenVec::push` followed by `get` of the same index cannot fail; this keeps the
+/// signature total without a panic path.
+fn unreachable_file() -> &'static LoadedFile {
+    static EMPTY: std::sync::OnceLock<LoadedFile> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| LoadedFile {
+        id: FileId(u32::MAX),
+        path: PathBuf::new(),
+        source: SourceFile::new("<none>", Arc::from("")),
+        ast: ast::File::default(),
+        errors: Vec::new(),
+        dup_warnings: Vec::new(),
+    })
+}
+
+fn build(id: FileId, path: PathBuf, display: &str, bytes: Vec<u8>) -> LoadedFile {
+    let mut errors = Vec::new();
+    let text: Arc<str> = match String::from_utf8(bytes) {
+        Ok(s) => Arc::from(s),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            errors.push(
+                Diagnostic::error(format!("`{display}` is not valid UTF-8 (byte {at})"))
+                    .at(Span::new(id, at, at + 1))
+                    .with_label("this byte")
+                    .hint("CF2 sources must be UTF-8 text"),
+            );
+            Arc::from(lossy)
+        }
+    };
+    let source = SourceFile::new(display, text.clone());
+    let (ast, parse_errors) = if errors.is_empty() {
+        parse(id, &text)
+    } else {
+        (ast::File::default(), Vec::new())
+    };
+    errors.extend(parse_errors);
+    let mut dup_warnings = Vec::new();
+    if errors.is_empty() {
+        let found = checks::check_file(&ast);
+        errors.extend(found.errors);
+        dup_warnings = found.dup_warnings;
+    }
+    LoadedFile {
+        id,
+        path,
+        source,
+        ast,
+        errors,
+        dup_warnings,
+    }
+}
+
+impl Sources for Loader {
+    fn file(&self, id: FileId) -> Option<&SourceFile> {
+        self.get(id).map(|f| &f.source)
+    }
+}

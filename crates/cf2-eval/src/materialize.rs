@@ -1,0 +1,165 @@
+//! Turning lazy values into plain [`cf2_value::Value`]s for output (only what the output
+//! needs is forced, clarifications §6), and deep equality of values (for unordered equal
+//! definitions, clarifications §5).
+
+use crate::error::{EvalError, R};
+use crate::eval::{deep, Evaluator};
+use crate::expr::too_deep;
+use crate::model::{Body, SlotId};
+use crate::val::Val;
+use cf2_syntax::ast::ExprKind;
+use cf2_syntax::{Diagnostic, Span};
+use cf2_value::{Block, Value};
+
+impl<'a> Evaluator<'a> {
+    /// The plain value of `v`; private members are left out unless `-p`.
+    pub(crate) fn materialize(&mut self, v: &Val, depth: usize, at: Span) -> R<Value> {
+        if depth > cf2_value::MAX_DEPTH {
+            return Err(too_deep(at));
+        }
+        deep(|| self.materialize_inner(v, depth, at))
+    }
+
+    fn materialize_inner(&mut self, v: &Val, depth: usize, at: Span) -> R<Value> {
+        Ok(match v {
+            Val::Undef => {
+                return Err(EvalError::new(
+                    Diagnostic::error("an undefined value cannot be output").at(at),
+                ))
+            }
+            Val::Lit(s) => Value::Literal(s.to_string()),
+            Val::Str(s) => Value::String(s.to_string()),
+            Val::Num(n) => Value::Number(*n),
+            Val::Bool(b) => Value::Bool(*b),
+            Val::Regex(r) => Value::Regex(r.to_string()),
+            Val::List(l) => {
+                let mut out = Vec::with_capacity(l.items.len());
+                for (i, x) in l.items.iter().enumerate() {
+                    if x.is_undef() {
+                        return Err(EvalError::new(
+                            Diagnostic::error(format!("element {i} of this list is undefined"))
+                                .at(at),
+                        ));
+                    }
+                    out.push(self.materialize(x, depth + 1, at)?);
+                }
+                Value::List(out)
+            }
+            Val::Block(b) => {
+                let mut out = Block::new();
+                for (name, slot) in self.members(*b, at)? {
+                    if self.slot(slot).private && !self.opts.include_private {
+                        continue;
+                    }
+                    out.insert(name.to_string(), self.materialize_slot(slot, depth + 1)?);
+                }
+                Value::Block(out)
+            }
+        })
+    }
+
+    pub(crate) fn materialize_slot(&mut self, s: SlotId, depth: usize) -> R<Value> {
+        let v = self.force(s)?;
+        let at = self.slot_site(s);
+        if v.is_undef() {
+            return Err(self.undefined_error(s));
+        }
+        self.materialize(&v, depth, at).map_err(|mut e| {
+            if e.diag.resource.is_none() {
+                e.diag.resource = Some(self.slot(s).path.to_string());
+            }
+            e
+        })
+    }
+
+    pub(crate) fn slot_site(&self, s: SlotId) -> Span {
+        self.slot(s)
+            .defs
+            .first()
+            .map(|d| self.def(*d).site)
+            .unwrap_or_default()
+    }
+
+    /// A resource with no value reached the output (clarifications §5).
+    pub(crate) fn undefined_error(&self, s: SlotId) -> EvalError {
+        let path = self.slot(s).path.clone();
+        let mut declared = false;
+        let mut d = Diagnostic::error(format!(
+            "`{path}` is undefined: no definition gives it a value"
+        ))
+        .resource(path.to_string());
+        let mut first = true;
+        for def in &self.slot(s).defs {
+            let def = self.def(*def);
+            let what = match &def.body {
+                Body::Expr(e, _) if matches!(e.kind, ExprKind::Undef) => {
+                    declared = true;
+                    "declared undefined with `?` here"
+                }
+                Body::Expr(e, _) if matches!(e.kind, ExprKind::If(_)) => "this `if` gives no value",
+                _ => "this gives no value",
+            };
+            if first {
+                d = d.at(def.site).with_label(what);
+                first = false;
+            } else {
+                d = d.also(def.site, what);
+            }
+        }
+        if declared {
+            d = d.hint(format!(
+                "`?` means the value must be supplied elsewhere: define `{path}` in a file that imports this one, or in an imported file"
+            ));
+        }
+        EvalError::new(d)
+    }
+
+    /// Deep equality: the same kind of value with the same content (text compares by its
+    /// characters whatever its quotes; numbers numerically).
+    pub(crate) fn equal(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
+        deep(|| self.equal_inner(a, b, at))
+    }
+
+    fn equal_inner(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
+        Ok(match (a, b) {
+            (Val::Undef, Val::Undef) => true,
+            (Val::Lit(x) | Val::Str(x), Val::Lit(y) | Val::Str(y)) => x == y,
+            (Val::Num(x), Val::Num(y)) => x == y,
+            (Val::Bool(x), Val::Bool(y)) => x == y,
+            (Val::Regex(x), Val::Regex(y)) => x == y,
+            (Val::List(x), Val::List(y)) => {
+                if x.items.len() != y.items.len() {
+                    return Ok(false);
+                }
+                for (p, q) in x.items.iter().zip(y.items.iter()) {
+                    if !self.equal(p, q, at)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            (Val::Block(x), Val::Block(y)) => {
+                if x == y {
+                    return Ok(true);
+                }
+                let xm = self.members(*x, at)?;
+                let ym = self.members(*y, at)?;
+                if xm.len() != ym.len() {
+                    return Ok(false);
+                }
+                for (name, xs) in &xm {
+                    let Some((_, ys)) = ym.iter().find(|(n, _)| n == name) else {
+                        return Ok(false);
+                    };
+                    let xv = self.force(*xs)?;
+                    let yv = self.force(*ys)?;
+                    if !self.equal(&xv, &yv, at)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            _ => false,
+        })
+    }
+}

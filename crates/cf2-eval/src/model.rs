@@ -1,0 +1,317 @@
+//! The evaluator's data model: definitions, slots (resources), blocks, scopes, and the
+//! priority and reading-order keys that order definitions.
+//!
+//! Vocabulary (docs/semantics.md §"Model"):
+//! - a **definition** ([`Def`]) is one mutation of one resource: `X => 1` is one, and
+//!   `X => 1 ~(max)> 2` is two;
+//! - a **slot** ([`Slot`]) is a resource of a block: its name and its definitions; its value
+//!   is computed once, by folding the definitions, when first needed;
+//! - a **block** ([`BlockNode`]) maps names to slots; it is *built* (its definitions
+//!   gathered, inline statements run) when first looked into;
+//! - an **instance** ([`Instance`]) is the graph of *sources* that feed one block body: the
+//!   body itself and every file imported inline into it, with an edge from each importer
+//!   to what it imports. A source outranks everything reachable from it;
+//! - a **priority key** ([`Key`]) places a definition in the partial order: one step per
+//!   level of block nesting through which the definition was merged.
+
+use crate::val::Val;
+use cf2_syntax::ast::{self, Expr, Ident};
+use cf2_syntax::{FileId, Span};
+use indexmap::IndexMap;
+use std::rc::Rc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlockId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SlotId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DefId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScopeId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InstId(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ThunkId(pub u32);
+
+/// One step of a priority key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Source `node` of instance `inst`: ordered against another node of the same instance
+    /// by reachability in its import graph.
+    Src(InstId, u32),
+    /// Position within one statement's chain of mutations (`X => a ~(f)> b`): a later
+    /// mutation is applied on top of an earlier one.
+    Seq(u32),
+}
+
+pub type Key = Rc<[Step]>;
+/// Reading order: the position of a definition in a depth-first reading of the sources in
+/// which an inline import stands for the imported file's content (clarifications §7).
+pub type Order = Rc<[u32]>;
+
+pub fn extend<T: Copy>(prefix: &[T], rest: &[T]) -> Rc<[T]> {
+    let mut v = Vec::with_capacity(prefix.len() + rest.len());
+    v.extend_from_slice(prefix);
+    v.extend_from_slice(rest);
+    v.into()
+}
+
+/// The mutation operator of a definition.
+#[derive(Clone, Debug)]
+pub enum Op<'a> {
+    Assign,
+    Merge,
+    /// `~(name)>`: name as written (looked up case-insensitively).
+    Func(&'a Ident),
+}
+
+impl Op<'_> {
+    pub fn symbol(&self) -> String {
+        match self {
+            Op::Assign => "=>".to_string(),
+            Op::Merge => "~>".to_string(),
+            Op::Func(i) => format!("~({})>", i.name),
+        }
+    }
+
+    /// The lower-cased function name of a `~(name)>`.
+    pub fn func_name(&self) -> Option<String> {
+        match self {
+            Op::Func(i) => Some(i.name.to_lowercase()),
+            _ => None,
+        }
+    }
+}
+
+/// What a definition's value is made of.
+#[derive(Clone, Debug)]
+pub enum Body<'a> {
+    /// An expression, evaluated in a scope.
+    Expr(&'a Expr, ScopeId),
+    /// The block standing for the rest of an implicit path: for `a.b.c OP v`, the value
+    /// of `a`'s definition is a block holding `b` (`next` = 1), whose definition holds
+    /// `c` (`next` = 2), which carries the written mutations.
+    Implicit {
+        def: &'a ast::ResourceDef,
+        next: usize,
+        scope: ScopeId,
+    },
+    /// A value computed elsewhere (a function's block, a KeePass entry).
+    Value(Val),
+}
+
+#[derive(Clone, Debug)]
+pub struct Def<'a> {
+    pub op: Op<'a>,
+    pub body: Body<'a>,
+    pub prio: Key,
+    pub order: Order,
+    pub private: bool,
+    /// The statement that made this definition (for diagnostics and traces).
+    pub site: Span,
+    /// The file of that statement.
+    pub file: FileId,
+}
+
+#[derive(Clone, Debug)]
+pub enum SlotState {
+    Pending,
+    /// Being evaluated: meeting it again is a cycle.
+    Active,
+    Done(Val),
+    Failed(crate::error::EvalError),
+}
+
+/// How a slot's value came about (read by `-Deval` and, later, `explain`).
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// The rule that decided (`assignment`, `merge`, `max`, `final`, ...).
+    pub rule: String,
+    /// Definitions whose values make up the result.
+    pub used: Vec<DefId>,
+    /// Definitions that were outranked (and so never evaluated).
+    pub overridden: Vec<DefId>,
+    /// Definitions that were evaluated but gave no value (`?`, an `if` not taken), so the
+    /// next lower definition showed through.
+    pub undefined: Vec<DefId>,
+}
+
+#[derive(Debug)]
+pub struct Slot {
+    pub name: Rc<str>,
+    /// Dotted path for messages (`Services.OsVersion`).
+    pub path: Rc<str>,
+    pub defs: Vec<DefId>,
+    pub private: bool,
+    pub state: SlotState,
+    pub outcome: Option<Outcome>,
+}
+
+/// How to build a block when it is first looked into.
+#[derive(Clone, Debug)]
+pub enum BuildSpec<'a> {
+    /// A `{ ... }` literal or a file's top level, read in `scope`; files imported inline
+    /// into it see the block itself as their root.
+    Body {
+        stmts: &'a [ast::Statement],
+        file: FileId,
+        scope: ScopeId,
+        /// Scope data for inline-imported files (their import chain starts here).
+        chain: Rc<Chain>,
+    },
+    /// One step of an implicit path (see [`Body::Implicit`]).
+    Implicit {
+        def: &'a ast::ResourceDef,
+        next: usize,
+        scope: ScopeId,
+    },
+}
+
+#[derive(Debug)]
+pub enum BlockState<'a> {
+    Unbuilt(BuildSpec<'a>),
+    /// Inline statements are being run: member look-ups are recorded, because inline
+    /// statements must not define what inline statements read (reference §3.8, §3.10).
+    Building {
+        reads: Vec<(Rc<str>, Span)>,
+    },
+    Built,
+}
+
+#[derive(Debug)]
+pub struct BlockNode<'a> {
+    /// Where the block sits, for messages (`Services`, `<import of web.cf2>`).
+    pub path: Rc<str>,
+    pub members: IndexMap<Rc<str>, SlotId>,
+    pub state: BlockState<'a>,
+    /// The source graph ordering this block's own definitions (`None` for merged blocks,
+    /// whose definitions carry keys from elsewhere).
+    pub inst: Option<InstId>,
+}
+
+/// The source graph of one block body.
+#[derive(Debug, Default)]
+pub struct Instance {
+    /// The file of each source node; node 0 is the body itself.
+    pub files: Vec<FileId>,
+    /// `edges[a]` lists the nodes `a` imports inline.
+    pub edges: Vec<Vec<u32>>,
+    /// `reach[a]` is the set of nodes reachable from `a` (computed once the block is
+    /// built; `None` while edges may still be added).
+    pub reach: Option<Vec<Vec<u64>>>,
+}
+
+impl Instance {
+    pub fn reaches(&self, from: u32, to: u32) -> bool {
+        if let Some(reach) = &self.reach {
+            return reach
+                .get(from as usize)
+                .and_then(|bits| bits.get(to as usize / 64))
+                .is_some_and(|w| w & (1u64 << (to % 64)) != 0);
+        }
+        self.search(from, to)
+    }
+
+    fn search(&self, from: u32, to: u32) -> bool {
+        let mut seen = vec![false; self.files.len()];
+        let mut stack = vec![from];
+        while let Some(n) = stack.pop() {
+            for &m in self.edges.get(n as usize).map(Vec::as_slice).unwrap_or(&[]) {
+                if m == to {
+                    return true;
+                }
+                if let Some(s) = seen.get_mut(m as usize) {
+                    if !*s {
+                        *s = true;
+                        stack.push(m);
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    pub fn freeze(&mut self) {
+        let n = self.files.len();
+        let words = n.div_ceil(64);
+        // One depth-first search per source: O(n · (n + edges)).
+        let mut reach = Vec::with_capacity(n);
+        for a in 0..n {
+            let mut bits = vec![0u64; words];
+            let mut stack = vec![a as u32];
+            while let Some(x) = stack.pop() {
+                for &y in self.edges.get(x as usize).map(Vec::as_slice).unwrap_or(&[]) {
+                    let (word, bit) = (y as usize / 64, 1u64 << (y % 64));
+                    if let Some(w) = bits.get_mut(word) {
+                        if *w & bit == 0 {
+                            *w |= bit;
+                            stack.push(y);
+                        }
+                    }
+                }
+            }
+            reach.push(bits);
+        }
+        self.reach = Some(reach);
+    }
+}
+
+/// The files enclosing a piece of code, innermost first: an import of any of them from
+/// inside is a cycle.
+#[derive(Debug)]
+pub struct Chain {
+    pub file: FileId,
+    /// Where this file was imported (`None` for the main file).
+    pub site: Option<Span>,
+    pub parent: Option<Rc<Chain>>,
+}
+
+impl Chain {
+    pub fn contains(&self, file: FileId) -> bool {
+        let mut cur = Some(self);
+        while let Some(c) = cur {
+            if c.file == file {
+                return true;
+            }
+            cur = c.parent.as_deref();
+        }
+        false
+    }
+}
+
+/// Regex captures visible to `match(n)` in the branches of a conditional.
+#[derive(Debug, Default)]
+pub struct Captures {
+    pub groups: Vec<Option<String>>,
+    pub names: Vec<(String, usize)>,
+}
+
+/// Macro parameters by name, each evaluated on first use.
+pub type Params = Vec<(Rc<str>, ThunkId)>;
+
+/// Where references resolve and what else code can see.
+#[derive(Clone, Debug)]
+pub struct Scope {
+    /// `$X` is a member of this block (clarifications §3).
+    pub root: BlockId,
+    pub file: FileId,
+    pub chain: Rc<Chain>,
+    /// Macro parameters, innermost call.
+    pub params: Option<Rc<Params>>,
+    pub captures: Option<Rc<Captures>>,
+}
+
+/// A macro argument, evaluated on first use.
+#[derive(Debug)]
+pub struct Thunk<'a> {
+    pub expr: &'a Expr,
+    pub scope: ScopeId,
+    pub state: ThunkState,
+}
+
+#[derive(Debug, Clone)]
+pub enum ThunkState {
+    Pending,
+    Active,
+    Done(Val),
+}

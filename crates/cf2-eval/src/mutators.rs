@@ -1,0 +1,192 @@
+//! Mutation functions: `X ~(name)> value` (reference §4.3; docs/semantics.md §"Mutation
+//! functions"). A mutation function combines the *top* values of a resource (those no other
+//! definition outranks) with the value folded from everything below them.
+//!
+//! | name | values | result | commutative |
+//! |---|---|---|---|
+//! | `max`, `min` | scalars | the largest / smallest | yes |
+//! | `sum` | numbers | the total | yes |
+//! | `union` | lists | every element once, sorted | yes |
+//! | `remove` | lists | the list below without the given elements | yes |
+//! | `append` | lists | the list below, then the top list | no |
+//! | `prepend` | lists | the top list, then the list below | no |
+//!
+//! `default` and `final` are not combining functions: the fold itself gives them their
+//! meaning (see [`crate::fold`]).
+
+use crate::error::{EvalError, R};
+use crate::eval::Evaluator;
+use crate::model::{DefId, SlotId};
+use crate::ops::{compare_scalars, numeric};
+use crate::val::Val;
+use cf2_syntax::{Diagnostic, Span};
+use cf2_value::Number;
+use std::cmp::Ordering;
+
+pub const STANDARD_MUTATORS: &[&str] = &[
+    "max", "min", "sum", "union", "remove", "append", "prepend", "default", "final",
+];
+
+fn commutative(name: &str) -> Option<bool> {
+    match name {
+        "max" | "min" | "sum" | "union" | "remove" => Some(true),
+        "append" | "prepend" => Some(false),
+        _ => None,
+    }
+}
+
+impl<'a> Evaluator<'a> {
+    pub(crate) fn apply_mutator(
+        &mut self,
+        s: SlotId,
+        name: &str,
+        tops: &[DefId],
+        values: Vec<(DefId, Val)>,
+        below: Option<Val>,
+        site: Option<Span>,
+    ) -> R<Val> {
+        let at = site.unwrap_or_default();
+        let Some(comm) = commutative(name) else {
+            let mut d = Diagnostic::error(format!("unknown mutation function `{name}`"))
+                .at(at)
+                .with_label("used here");
+            if let Some(x) =
+                cf2_syntax::diagnostic::did_you_mean(name, STANDARD_MUTATORS.iter().copied())
+            {
+                d = d.hint(format!("did you mean `~({x})>`?"));
+            }
+            return Err(EvalError::new(d));
+        };
+        if !comm && tops.len() > 1 {
+            return Err(self.order_error(s, tops));
+        }
+        let path = self.slot(s).path.clone();
+        let wrong = |ev: &Evaluator<'a>, d: Option<DefId>, v: &Val, want: &str| {
+            let at = d.map(|d| ev.def(d).site).unwrap_or(at);
+            EvalError::new(
+                Diagnostic::error(format!(
+                    "`~({name})>` needs {want}, but a value of `{path}` is {}",
+                    v.describe()
+                ))
+                .at(at)
+                .resource(path.to_string()),
+            )
+        };
+        let mut all: Vec<(Option<DefId>, Val)> =
+            values.into_iter().map(|(d, v)| (Some(d), v)).collect();
+        match name {
+            "max" | "min" => {
+                if let Some(b) = below {
+                    all.push((None, b));
+                }
+                let want = if name == "max" {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                };
+                let mut best: Option<Val> = None;
+                for (d, v) in all {
+                    if !matches!(v, Val::Num(_) | Val::Lit(_) | Val::Str(_)) {
+                        return Err(wrong(self, d, &v, "numbers or text"));
+                    }
+                    best = match best {
+                        None => Some(v),
+                        Some(b) => match compare_scalars(&v, &b) {
+                            Some(o) if o == want => Some(v),
+                            Some(_) => Some(b),
+                            None => return Err(wrong(self, d, &v, "values of one kind")),
+                        },
+                    };
+                }
+                Ok(best.unwrap_or(Val::Undef))
+            }
+            "sum" => {
+                if let Some(b) = below {
+                    all.push((None, b));
+                }
+                let mut total = Number::Int(0);
+                for (d, v) in all {
+                    let Some(n) = numeric(&v) else {
+                        return Err(wrong(self, d, &v, "numbers"));
+                    };
+                    total = total
+                        .checked_add(n)
+                        .ok_or_else(|| crate::ops::overflow(at))?;
+                }
+                Ok(Val::Num(total))
+            }
+            _ => {
+                let mut lists: Vec<Vec<Val>> = Vec::new();
+                for (d, v) in &all {
+                    match v {
+                        Val::List(l) => lists.push(l.items.clone()),
+                        other => return Err(wrong(self, *d, other, "a list")),
+                    }
+                }
+                let base: Vec<Val> = match below {
+                    None => Vec::new(),
+                    Some(Val::List(l)) => l.items.clone(),
+                    Some(other) => return Err(wrong(self, None, &other, "a list below it")),
+                };
+                let result = match name {
+                    "union" => {
+                        let mut out: Vec<Val> = Vec::new();
+                        for x in base.into_iter().chain(lists.into_iter().flatten()) {
+                            if !self.contains(&out, &x, at)? {
+                                out.push(x);
+                            }
+                        }
+                        out.sort_by(sort_key);
+                        out
+                    }
+                    "remove" => {
+                        let gone: Vec<Val> = lists.into_iter().flatten().collect();
+                        let mut out = Vec::new();
+                        for x in base {
+                            if !self.contains(&gone, &x, at)? {
+                                out.push(x);
+                            }
+                        }
+                        out
+                    }
+                    "append" => base
+                        .into_iter()
+                        .chain(lists.into_iter().flatten())
+                        .collect(),
+                    _ => lists.into_iter().flatten().chain(base).collect(),
+                };
+                self.list_of(result, at)
+            }
+        }
+    }
+
+    fn contains(&mut self, list: &[Val], x: &Val, at: Span) -> R<bool> {
+        for y in list {
+            if self.equal(y, x, at)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// A total order on values for `union`: numbers, then text, then other kinds; each
+/// ordered naturally.
+fn sort_key(a: &Val, b: &Val) -> Ordering {
+    fn rank(v: &Val) -> u8 {
+        match v {
+            Val::Num(_) => 0,
+            Val::Lit(_) | Val::Str(_) => 1,
+            Val::Bool(_) => 2,
+            Val::Regex(_) => 3,
+            _ => 4,
+        }
+    }
+    match (a, b) {
+        (Val::Num(x), Val::Num(y)) => x.compare(*y).unwrap_or(Ordering::Equal),
+        (Val::Lit(x) | Val::Str(x), Val::Lit(y) | Val::Str(y)) => x.cmp(y),
+        (Val::Bool(x), Val::Bool(y)) => x.cmp(y),
+        (Val::Regex(x), Val::Regex(y)) => x.cmp(y),
+        _ => rank(a).cmp(&rank(b)),
+    }
+}

@@ -1,0 +1,240 @@
+//! The operators of Figure 1 with their types (docs/semantics.md §"Operators").
+//!
+//! - `||` `&&` `!`: booleans only (`'true' || 'false'` is an error, §3.1); `||` and `&&`
+//!   do not evaluate their right side when the left decides.
+//! - comparisons: numeric when both sides are numbers (or one is a number and the other
+//!   text that spells one), lexical when both are text; `==`/`!=` also compare booleans
+//!   and regexes.
+//! - `=~` `!~`: text (or a number, as its decimal text) against a regex.
+//! - `++`: two scalars as text; the result is a string if either side is one.
+//! - `+ - * /` and unary `-`: numbers, or text that spells a number (clarifications §7).
+
+use crate::error::{EvalError, R};
+use crate::eval::Evaluator;
+use crate::model::ScopeId;
+use crate::val::Val;
+use cf2_syntax::ast::{BinaryOp, Expr, UnaryOp};
+use cf2_syntax::{Diagnostic, Span};
+use cf2_value::Number;
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+fn type_error(op: &str, side: &str, v: &Val, want: &str, at: Span) -> EvalError {
+    EvalError::new(
+        Diagnostic::error(format!(
+            "`{op}` needs {want}, but the {side} is {}",
+            describe_kind(v)
+        ))
+        .at(at)
+        .with_label(format!("this is {}", v.kind_phrase())),
+    )
+}
+
+fn describe_kind(v: &Val) -> String {
+    match v {
+        Val::Lit(_) | Val::Str(_) => format!("text {}", v.describe()),
+        Val::Num(_) => format!("the number {}", v.describe()),
+        Val::Bool(_) => format!("the boolean {}", v.describe()),
+        Val::Regex(_) => format!("the regex {}", v.describe()),
+        Val::Undef => "undefined".to_string(),
+        _ => v.describe(),
+    }
+}
+
+/// A number, or text that spells one.
+pub(crate) fn numeric(v: &Val) -> Option<Number> {
+    match v {
+        Val::Num(n) => Some(*n),
+        Val::Lit(s) | Val::Str(s) => Number::parse_text(s),
+        _ => None,
+    }
+}
+
+/// The text of a scalar, as `++` and interpolation write it.
+pub(crate) fn scalar_text(v: &Val) -> Option<String> {
+    match v {
+        Val::Lit(s) | Val::Str(s) => Some(s.to_string()),
+        Val::Num(n) => Some(n.to_string()),
+        Val::Bool(b) => Some(b.to_string()),
+        Val::Regex(r) => Some(r.to_string()),
+        _ => None,
+    }
+}
+
+/// Orders two scalars as the comparison operators do; `None` if they cannot be compared.
+pub(crate) fn compare_scalars(a: &Val, b: &Val) -> Option<Ordering> {
+    match (a, b) {
+        (Val::Num(x), Val::Num(y)) => x.compare(*y),
+        (Val::Lit(x) | Val::Str(x), Val::Lit(y) | Val::Str(y)) => Some(x.cmp(y)),
+        (Val::Num(x), t @ (Val::Lit(_) | Val::Str(_))) => numeric(t).and_then(|y| x.compare(y)),
+        (t @ (Val::Lit(_) | Val::Str(_)), Val::Num(y)) => numeric(t).and_then(|x| x.compare(*y)),
+        _ => None,
+    }
+}
+
+impl<'a> Evaluator<'a> {
+    pub(crate) fn unary(&mut self, op: UnaryOp, v: Val, at: Span, arg_at: Span) -> R<Val> {
+        match op {
+            UnaryOp::Not => match v {
+                Val::Bool(b) => Ok(Val::Bool(!b)),
+                other => Err(type_error("!", "operand", &other, "a boolean", arg_at)),
+            },
+            UnaryOp::Neg => match numeric(&v) {
+                Some(n) => n.checked_neg().map(Val::Num).ok_or_else(|| overflow(at)),
+                None => Err(type_error("-", "operand", &v, "a number", arg_at)),
+            },
+        }
+    }
+
+    pub(crate) fn binary(
+        &mut self,
+        op: BinaryOp,
+        l: &'a Expr,
+        r: &'a Expr,
+        sc: ScopeId,
+        at: Span,
+    ) -> R<Val> {
+        let sym = op.symbol();
+        // The boolean operators decide on the left side when they can.
+        if let BinaryOp::Or | BinaryOp::And = op {
+            let lv = self.eval(l, sc)?;
+            let Val::Bool(lb) = lv else {
+                return Err(type_error(sym, "left side", &lv, "booleans", l.span));
+            };
+            if (op == BinaryOp::Or && lb) || (op == BinaryOp::And && !lb) {
+                return Ok(Val::Bool(lb));
+            }
+            let rv = self.eval(r, sc)?;
+            return match rv {
+                Val::Bool(rb) => Ok(Val::Bool(rb)),
+                other => Err(type_error(sym, "right side", &other, "booleans", r.span)),
+            };
+        }
+        let lv = self.eval(l, sc)?;
+        let rv = self.eval(r, sc)?;
+        match op {
+            BinaryOp::Lt
+            | BinaryOp::Le
+            | BinaryOp::Gt
+            | BinaryOp::Ge
+            | BinaryOp::Eq
+            | BinaryOp::Ne => self.comparison(op, &lv, &rv, l.span, r.span, at),
+            BinaryOp::Match | BinaryOp::NotMatch => {
+                let text = match &lv {
+                    Val::Lit(s) | Val::Str(s) => s.to_string(),
+                    Val::Num(n) => n.to_string(),
+                    other => return Err(type_error(sym, "left side", other, "text", l.span)),
+                };
+                let Val::Regex(pattern) = &rv else {
+                    return Err(type_error(
+                        sym,
+                        "right side",
+                        &rv,
+                        "a regex (`/.../`)",
+                        r.span,
+                    ));
+                };
+                let pattern = pattern.clone();
+                Ok(Val::Bool(self.regex_match(op, &text, &pattern, r.span)?))
+            }
+            BinaryOp::Concat => {
+                let Some(a) = scalar_text(&lv) else {
+                    return Err(type_error(sym, "left side", &lv, "scalars", l.span));
+                };
+                let Some(b) = scalar_text(&rv) else {
+                    return Err(type_error(sym, "right side", &rv, "scalars", r.span));
+                };
+                let joined: Rc<str> = Rc::from(format!("{a}{b}"));
+                if matches!(lv, Val::Str(_)) || matches!(rv, Val::Str(_)) {
+                    Ok(Val::Str(joined))
+                } else {
+                    Ok(Val::Lit(joined))
+                }
+            }
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => {
+                let Some(a) = numeric(&lv) else {
+                    return Err(type_error(sym, "left side", &lv, "numbers", l.span));
+                };
+                let Some(b) = numeric(&rv) else {
+                    return Err(type_error(sym, "right side", &rv, "numbers", r.span));
+                };
+                let result = match op {
+                    BinaryOp::Add => a.checked_add(b),
+                    BinaryOp::Sub => a.checked_sub(b),
+                    BinaryOp::Mul => a.checked_mul(b),
+                    _ => {
+                        if b.as_f64() == 0.0 {
+                            return Err(EvalError::new(
+                                Diagnostic::error("division by zero")
+                                    .at(r.span)
+                                    .with_label("this is zero"),
+                            ));
+                        }
+                        a.checked_div(b)
+                    }
+                };
+                result.map(Val::Num).ok_or_else(|| overflow(at))
+            }
+            BinaryOp::Or | BinaryOp::And => Ok(Val::Undef),
+        }
+    }
+
+    fn comparison(
+        &mut self,
+        op: BinaryOp,
+        lv: &Val,
+        rv: &Val,
+        l_at: Span,
+        r_at: Span,
+        at: Span,
+    ) -> R<Val> {
+        let sym = op.symbol();
+        if let BinaryOp::Eq | BinaryOp::Ne = op {
+            let same = match (lv, rv) {
+                (Val::Bool(a), Val::Bool(b)) => Some(a == b),
+                (Val::Regex(a), Val::Regex(b)) => Some(a == b),
+                _ => compare_scalars(lv, rv).map(|o| o == Ordering::Equal),
+            };
+            if let Some(same) = same {
+                return Ok(Val::Bool(if op == BinaryOp::Eq { same } else { !same }));
+            }
+        } else if let Some(ord) = compare_scalars(lv, rv) {
+            let b = match op {
+                BinaryOp::Lt => ord == Ordering::Less,
+                BinaryOp::Le => ord != Ordering::Greater,
+                BinaryOp::Gt => ord == Ordering::Greater,
+                _ => ord != Ordering::Less,
+            };
+            return Ok(Val::Bool(b));
+        }
+        let scalar = |v: &Val| {
+            matches!(
+                v,
+                Val::Lit(_) | Val::Str(_) | Val::Num(_) | Val::Bool(_) | Val::Regex(_)
+            )
+        };
+        if !scalar(lv) {
+            return Err(type_error(sym, "left side", lv, "scalars", l_at));
+        }
+        if !scalar(rv) {
+            return Err(type_error(sym, "right side", rv, "scalars", r_at));
+        }
+        Err(EvalError::new(
+            Diagnostic::error(format!(
+                "`{sym}` cannot compare {} with {}",
+                describe_kind(lv),
+                describe_kind(rv)
+            ))
+            .at(at)
+            .hint("both sides must be numbers, or both text"),
+        ))
+    }
+}
+
+pub(crate) fn overflow(at: Span) -> EvalError {
+    EvalError::new(
+        Diagnostic::error("number out of range: the result does not fit")
+            .at(at)
+            .note("integers are 64-bit; decimals are 64-bit floating point"),
+    )
+}

@@ -1,0 +1,105 @@
+//! Runtime values. Scalars and lists are evaluated eagerly; a block is a handle to a node in
+//! the evaluator's arena whose members are resolved lazily, one at a time, when first read
+//! (clarifications §6). Lists record their nesting depth so no value can nest deeper than
+//! [`cf2_value::MAX_DEPTH`].
+
+use crate::model::BlockId;
+use cf2_value::Number;
+use std::rc::Rc;
+
+#[derive(Clone, Debug)]
+pub enum Val {
+    /// `?`, an `if` without `else` not taken, `warn(...)`.
+    Undef,
+    /// Unquoted or single-quoted text.
+    Lit(Rc<str>),
+    /// Double-quoted text (or text built from one).
+    Str(Rc<str>),
+    Num(Number),
+    Bool(bool),
+    /// A regex, by its pattern (checked to compile when created).
+    Regex(Rc<str>),
+    List(Rc<List>),
+    Block(BlockId),
+}
+
+#[derive(Debug)]
+pub struct List {
+    pub items: Vec<Val>,
+    /// 1 + the depth of the deepest list element (blocks count as 1: their depth is only
+    /// known when materialized, which checks it again).
+    pub depth: usize,
+}
+
+impl Val {
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Val::Lit(s) | Val::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn is_undef(&self) -> bool {
+        matches!(self, Val::Undef)
+    }
+
+    pub fn depth(&self) -> usize {
+        match self {
+            Val::List(l) => l.depth,
+            Val::Block(_) => 1,
+            _ => 0,
+        }
+    }
+
+    /// The type name `typeof()` reports and type errors mention.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Val::Undef => "undef",
+            Val::Lit(_) => "literal",
+            Val::Str(_) => "string",
+            Val::Num(_) => "number",
+            Val::Bool(_) => "bool",
+            Val::Regex(_) => "regex",
+            Val::List(_) => "list",
+            Val::Block(_) => "block",
+        }
+    }
+
+    /// How an error message names the kind of a value ("a number", "text").
+    pub fn kind_phrase(&self) -> &'static str {
+        match self {
+            Val::Undef => "undefined",
+            Val::Lit(_) | Val::Str(_) => "text",
+            Val::Num(_) => "a number",
+            Val::Bool(_) => "a boolean",
+            Val::Regex(_) => "a regex",
+            Val::List(_) => "a list",
+            Val::Block(_) => "a block",
+        }
+    }
+
+    /// A short rendering of a scalar for messages and traces (`'fast'`, `42`, `/ab*/`).
+    pub fn describe(&self) -> String {
+        match self {
+            Val::Undef => "?".to_string(),
+            Val::Lit(s) | Val::Str(s) => {
+                let short: String = s.chars().take(60).collect();
+                let more = if s.chars().count() > 60 { "…" } else { "" };
+                format!("'{}{}'", short.replace('\n', "\\n"), more)
+            }
+            Val::Num(n) => n.to_string(),
+            Val::Bool(b) => b.to_string(),
+            Val::Regex(r) => format!("/{r}/"),
+            Val::List(l) => format!("a list of {} elements", l.items.len()),
+            Val::Block(_) => "a block".to_string(),
+        }
+    }
+}
+
+pub fn make_list(items: Vec<Val>) -> Option<Val> {
+    let depth = 1 + items.iter().map(Val::depth).max().unwrap_or(0);
+    if depth > cf2_value::MAX_DEPTH {
+        return None;
+    }
+    Some(Val::List(Rc::new(List { items, depth })))
+}

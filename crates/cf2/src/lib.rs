@@ -1,0 +1,179 @@
+//! Compile CF2 configurations from Rust: the counterpart of the reference's Perl
+//! `CF2::Config` (§2.2).
+//!
+//! ```
+//! use cf2::{Compiler, MemoryHost};
+//! let host = MemoryHost::new().with_file("site.cf2", "Web.Ports => [80, 443]\nWeb.Name => www\n");
+//! let config = Compiler::with_host(host).compile_file("site.cf2").unwrap();
+//! let ports: Vec<u16> = config.deserialize("Web.Ports").unwrap();
+//! assert_eq!(ports, vec![80, 443]);
+//! assert_eq!(config.get("Web.Name").and_then(|v| v.as_text()), Some("www"));
+//! ```
+
+mod os_host;
+
+pub use cf2_eval::{Host, Loader, MemoryHost, Options};
+pub use cf2_output::Format;
+pub use cf2_syntax::{Diagnostic, Severity};
+pub use cf2_value::{Block, Number, Value};
+pub use os_host::OsHost;
+
+use cf2_eval::Main;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Compiles configurations. One compiler can compile many files; files they share are
+/// parsed once.
+pub struct Compiler {
+    host: Box<dyn Host>,
+    loader: Arc<Loader>,
+    options: Options,
+}
+
+impl Default for Compiler {
+    fn default() -> Self {
+        Compiler::new()
+    }
+}
+
+impl Compiler {
+    /// A compiler reading the real file system and environment.
+    pub fn new() -> Compiler {
+        Compiler::with_host(OsHost)
+    }
+
+    /// A compiler with its own host (for example a [`MemoryHost`] in tests).
+    pub fn with_host(host: impl Host + 'static) -> Compiler {
+        Compiler {
+            host: Box::new(host),
+            loader: Arc::new(Loader::new()),
+            options: Options::default(),
+        }
+    }
+
+    pub fn options_mut(&mut self) -> &mut Options {
+        &mut self.options
+    }
+
+    /// Output private resources too (`-p`).
+    pub fn include_private(mut self, yes: bool) -> Compiler {
+        self.options.include_private = yes;
+        self
+    }
+
+    pub fn compile_file(&self, path: impl AsRef<Path>) -> Result<Config, Error> {
+        self.run(Main::File(path.as_ref()))
+    }
+
+    /// Compiles text; `name` is how diagnostics name it, and imports are searched from the
+    /// working directory.
+    pub fn compile_str(&self, name: &str, text: &str) -> Result<Config, Error> {
+        self.run(Main::Text { name, text })
+    }
+
+    fn run(&self, main: Main<'_>) -> Result<Config, Error> {
+        match cf2_eval::evaluate(&*self.host, &self.loader, main, &self.options, &[""]) {
+            Ok(mut e) => Ok(Config {
+                value: e.values.pop().unwrap_or(Value::Block(Block::new())),
+                warnings: e.warnings,
+                trace: e.trace,
+            }),
+            Err(f) => Err(Error {
+                diagnostics: f.errors,
+                loader: self.loader.clone(),
+            }),
+        }
+    }
+
+    /// Renders a diagnostic from this compiler's sources.
+    pub fn render(&self, d: &Diagnostic, color: bool) -> String {
+        d.render(&*self.loader, color)
+    }
+}
+
+/// A compiled configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    value: Value,
+    warnings: Vec<Diagnostic>,
+    trace: Vec<String>,
+}
+
+impl Config {
+    /// The whole configuration (a block).
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// The value at a dotted path (`Web.Ports.0`).
+    pub fn get(&self, path: &str) -> Option<&Value> {
+        self.value.get_path(path)
+    }
+
+    /// Deserializes the value at `path` (`""` for the whole configuration) into any serde
+    /// type.
+    pub fn deserialize<'de, T: serde::Deserialize<'de>>(
+        &'de self,
+        path: &str,
+    ) -> Result<T, DeserializeError> {
+        let v = self
+            .get(path)
+            .ok_or_else(|| DeserializeError(format!("`{path}` is not in the configuration")))?;
+        cf2_value::from_value(v).map_err(|e| DeserializeError(e.to_string()))
+    }
+
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+
+    pub fn trace(&self) -> &[String] {
+        &self.trace
+    }
+
+    /// The configuration (or the value at `path`) in an output format.
+    pub fn render(&self, format: Format) -> Result<String, cf2_output::OutputError> {
+        cf2_output::render(&self.value, format)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct DeserializeError(pub String);
+
+impl fmt::Display for DeserializeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DeserializeError {}
+
+/// A failed compile: its diagnostics, renderable with their source excerpts.
+pub struct Error {
+    pub diagnostics: Vec<Diagnostic>,
+    loader: Arc<Loader>,
+}
+
+impl Error {
+    pub fn render(&self, color: bool) -> String {
+        self.diagnostics
+            .iter()
+            .map(|d| d.render(&*self.loader, color))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(false))
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(false))
+    }
+}
+
+impl std::error::Error for Error {}

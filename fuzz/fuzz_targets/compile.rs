@@ -1,0 +1,37 @@
+//! Arbitrary bytes split at `0xFF` bytes (never part of UTF-8) into up to three files:
+//! `main.cf2`, `a.cf2` and `b.cf2`, compiled from memory. A successful compile is written in
+//! every output format; a failed one has its diagnostics rendered. Nothing may panic,
+//! overflow the stack or hang.
+#![no_main]
+
+use cf2::{Compiler, MemoryHost};
+use cf2_output::Format;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let mut parts = data.splitn(3, |b| *b == 0xFF);
+    let main = parts.next().unwrap_or_default();
+    let a = parts.next().unwrap_or_default();
+    let b = parts.next().unwrap_or_default();
+    let host = MemoryHost::new()
+        .with_file("main.cf2", main)
+        .with_file("a.cf2", a)
+        .with_file("b.cf2", b);
+    let compiler = Compiler::with_host(host);
+    match compiler.compile_file("main.cf2") {
+        Ok(config) => {
+            for format in Format::ALL {
+                // An error (TOML needs a block at the top, a name cf2 cannot write, ...) is
+                // fine; a panic is not.
+                let _ = cf2_output::render(config.value(), format);
+            }
+            for w in config.warnings() {
+                let _ = compiler.render(w, false);
+            }
+        }
+        Err(e) => {
+            let _ = e.render(false);
+            let _ = e.render(true);
+        }
+    }
+});

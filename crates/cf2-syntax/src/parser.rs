@@ -322,9 +322,9 @@ impl<'a> Parser<'a> {
     }
 
     /// Abandons a statement: skips to the next separator at bracket depth `h0`, or to the
-    /// `}` closing the current block (not consumed), or to the end of the file. A bracket
-    /// the statement left open does not hide the statements after it when the next line
-    /// plainly starts a resource definition (`Name =>`).
+    /// `}` closing the current block (not consumed), or to the end of the file. A `(` or
+    /// `[` the statement left open does not hide the statements after it: skipping also
+    /// stops before a line that plainly starts a resource definition (`Name =>`).
     #[inline(never)]
     fn recover(&mut self, h0: usize, in_block: bool) {
         if self.gave_up {
@@ -332,12 +332,17 @@ impl<'a> Parser<'a> {
             self.lex.reset(end);
             return;
         }
+        let left_open = self.brackets.len();
         loop {
             let t = self.lex.peek_nth(0);
             match t.kind {
                 Tok::Eof => return,
                 Tok::Newline | Tok::Comma if self.brackets.len() <= h0 => return,
-                Tok::Newline if self.starts_definition(1) => {
+                Tok::Newline
+                    if self.brackets.len() <= left_open
+                        && self.brackets.last().is_some_and(|(k, _)| *k != Tok::LBrace)
+                        && self.starts_definition(1) =>
+                {
                     self.brackets.truncate(h0);
                     return;
                 }
@@ -1307,12 +1312,17 @@ impl<'a> Parser<'a> {
         if self.gave_up {
             return Fail;
         }
-        if let E::NeverClosed(_) = e {
-            // The brackets around an unclosed one are unclosed too: say it once.
-            if self.unclosed_reported {
-                return Fail;
+        match e {
+            E::NeverClosed(_) => {
+                // The brackets around an unclosed one are unclosed too: say it once.
+                if self.unclosed_reported {
+                    return Fail;
+                }
+                self.unclosed_reported = true;
             }
-            self.unclosed_reported = true;
+            // These run to the end of the file, so no bracket is closed after them.
+            E::Unterminated(_, false) | E::UnclosedLiteral(_) => self.unclosed_reported = true,
+            _ => {}
         }
         let fatal = matches!(e, E::TooDeep(_));
         let d = self.diagnose(e);
@@ -1441,7 +1451,6 @@ impl<'a> Parser<'a> {
                 );
                 match t.kind {
                     Tok::Assign | Tok::Ge => d.hint("a resource is assigned with `=>`, e.g. `Name => value`"),
-                    Tok::LParen => d.hint("to call a function, write `(` right after its name"),
                     Tok::Newline | Tok::Eof => d.hint("a resource needs a value, e.g. `Name => value`"),
                     _ => d,
                 }
@@ -1599,8 +1608,21 @@ impl<'a> Parser<'a> {
             Tok::LBracket => "list",
             _ => "block",
         };
-        self.expected(found, expected)
-            .also(self.tspan(open), format!("the {name} starts here"))
+        let d = self
+            .expected(found, expected)
+            .also(self.tspan(open), format!("the {name} starts here"));
+        if matches!(found.kind, Tok::Arrow | Tok::MergeArrow) {
+            let closer = match open.kind {
+                Tok::LParen => ")",
+                Tok::LBracket => "]",
+                _ => "}",
+            };
+            d.hint(format!(
+                "is a `{closer}` missing? A definition (`Name => value`) cannot stand inside a {name}"
+            ))
+        } else {
+            d
+        }
     }
 
     /// A statement followed by something other than a separator.

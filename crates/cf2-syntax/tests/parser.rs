@@ -805,6 +805,45 @@ fn several_errors_in_one_file() {
 }
 
 #[test]
+fn recovery_with_unclosed_brackets() {
+    // An unclosed `[` or `(` does not hide the definitions after it.
+    let (f, d) = parse(
+        FileId(0),
+        "A => [1, 2\nB => 3\nC => max(1\nD => 4\nE => 5 5\nF => 6",
+    );
+    assert_eq!(
+        d.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
+        [
+            "expected `,` or `]` after a list element, found `=>`",
+            "expected `,` or `)` after an argument of `max`, found `=>`",
+            "expected a newline or `,` after the definition of `E`, found `5`",
+        ]
+    );
+    assert_eq!(
+        f.statements.iter().map(stmt_sx).collect::<Vec<_>>(),
+        ["A => ERROR", "C => ERROR", "E => 5", "F => 6"]
+    );
+    // A block opened while skipping is skipped whole.
+    let d = diags("X => [1 2, {\n  A => 1\n}]\nY => 1 1");
+    assert_eq!(
+        d.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
+        [
+            "expected `,` or `]` after a list element, found `2`",
+            "expected a newline or `,` after the definition of `Y`, found `1`",
+        ]
+    );
+    // A `}` ends the block, even with a `(` left open in it.
+    let d = diags("A => {\n  B => (1 +\n}\nC => 1 1");
+    assert_eq!(
+        d.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
+        [
+            "expected a value, found `}`",
+            "expected a newline or `,` after the definition of `C`, found `1`",
+        ]
+    );
+}
+
+#[test]
 fn recovery_inside_nested_blocks() {
     let src = "A => {\n  B => {\n    C => (\n  }\n  D => 1\n}\nE => 2";
     let (file, diags) = parse(FileId(0), src);
@@ -900,6 +939,8 @@ fn unterminated_constructs() {
         "this string is never closed: there is no matching `\"`"
     );
     assert_eq!(d[0].span.map(|s| (s.start, s.end)), Some((5, 6)));
+    let d = diags("A => {\n  X => \"abc\n}\n");
+    assert_eq!(d.len(), 1, "{d:?}");
     let d = diags("X => 'abc\nY => 1\n");
     assert_eq!(d.len(), 1);
     assert_eq!(
@@ -1121,5 +1162,228 @@ fn huge_inputs_are_linear() {
         let start = std::time::Instant::now();
         let _ = parse(FileId(0), &src);
         assert!(start.elapsed().as_secs() < 10, "{s}");
+    }
+}
+
+// ----- diagnostics as users see them (snapshots) --------------------------------------------
+
+/// A diagnostic with its locations resolved, independent of the renderer.
+fn show(src: &str) -> String {
+    use cf2_syntax::SourceFile;
+    let file = SourceFile::new("test.cf2", std::sync::Arc::from(src));
+    let at = |span: cf2_syntax::Span| {
+        let (l, c) = file.line_col(span.start);
+        let text = src
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("?");
+        format!("{l}:{c} {text:?}")
+    };
+    let mut out = format!("source:\n{src}\n---\n");
+    for d in diags(src) {
+        out += &format!("error: {}\n", d.message);
+        if let Some(span) = d.span {
+            out += &format!("  at {} ({})\n", at(span), d.label);
+        }
+        for l in &d.labels {
+            out += &format!("  also {}: {}\n", at(l.span), l.message);
+        }
+        for n in &d.notes {
+            out += &format!("  note: {n}\n");
+        }
+        if let Some(h) = &d.hint {
+            out += &format!("  hint: {h}\n");
+        }
+    }
+    out
+}
+
+#[test]
+fn snapshot_missing_mutation_operator() {
+    insta::assert_snapshot!(show("Port => 25\nHost 42\nName = 'x'\n"));
+}
+
+#[test]
+fn snapshot_unclosed_brackets() {
+    insta::assert_snapshot!(show(
+        "Users => [john, jane\nGroups => [staff]\nMail => {\n  Port => 25\n"
+    ));
+}
+
+#[test]
+fn snapshot_unterminated_string_and_regex() {
+    insta::assert_snapshot!(show(
+        "A => /^\\d+\nB => \"a ${X.y\" \nC => \"never closed\n"
+    ));
+}
+
+#[test]
+fn snapshot_operators() {
+    insta::assert_snapshot!(show(
+        "A => 1 < 2 < 3\nB => $a =~ /x/ ++ y\nC => $a && & $b\nD => 9223372036854775808\n"
+    ));
+}
+
+#[test]
+fn snapshot_names_and_keywords() {
+    insta::assert_snapshot!(show(
+        "web-server => 1\n$X => 2\nthen => 3\nE => else\nF => 'two' words\n"
+    ));
+}
+
+#[test]
+fn snapshot_nesting_too_deep() {
+    insta::assert_snapshot!(show(&format!(
+        "Deep => {}1{}\nOther => 1 2\n",
+        "[".repeat(300),
+        "]".repeat(300)
+    )));
+}
+
+// ----- public helpers ------------------------------------------------------------------------
+
+#[test]
+fn bare_literals_and_identifiers() {
+    use cf2_syntax::lexer::{is_bare_literal, is_identifier};
+    for s in [
+        "simple123",
+        "entry-1",
+        "foo-bar",
+        "_x",
+        "x_",
+        "é★",
+        "Ünïcode",
+        "a-b-c",
+        "A1-2",
+    ] {
+        assert!(is_bare_literal(s), "{s:?}");
+        assert_eq!(val(s), format!("'{s}'"));
+    }
+    for s in [
+        "", "if", "then", "else", "import", "def", "private", "true", "false", "a b", "-a", "a-",
+        "a--b", "1a", "12", "1.5", "a.b", "'a'", "a\n", " a", "a ", "$a", "a\u{a0}", "a/b", "a:b",
+        "a@b",
+    ] {
+        assert!(!is_bare_literal(s), "{s:?}");
+    }
+    for s in ["X", "simple123", "_x", "Ünïcode", "entry★1", "OsVersion"] {
+        assert!(is_identifier(s), "{s:?}");
+        assert_eq!(file_sx(&format!("{s} => 1")), format!("{s} => 1"));
+        assert_eq!(val(&format!("${s}")), format!("${s}"));
+    }
+    for s in [
+        "",
+        "entry-1",
+        "if",
+        "true",
+        "private",
+        "1a",
+        "a.b",
+        "a b",
+        "★ ",
+        "a\u{200b}",
+    ] {
+        assert!(!is_identifier(s), "{s:?}");
+    }
+}
+
+// ----- properties ----------------------------------------------------------------------------
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Fragments of CF2, to build inputs that get deep into the parser.
+    fn fragment() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "X",
+            "a.b",
+            " => ",
+            " ~> ",
+            " ~(max)> ",
+            "~",
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            "\n",
+            " ",
+            "$x",
+            "$",
+            "1",
+            "-",
+            "2.5",
+            "'lit'",
+            "'",
+            "\"s ${a.b} t\"",
+            "\"",
+            "${",
+            "/re/",
+            "/",
+            "if",
+            "then",
+            "else",
+            "import",
+            "def",
+            "private",
+            "true",
+            "?",
+            "+",
+            "++",
+            "*",
+            "==",
+            "<",
+            "=~",
+            "!~",
+            "!",
+            "&&",
+            "||",
+            ".",
+            "f(",
+            "//c\n",
+            "\\",
+            "=",
+            "é",
+            "\u{a0}",
+            "9223372036854775808",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn arbitrary_text_never_panics(s in any::<String>()) {
+            let (_, d) = parse(FileId(3), &s);
+            for d in d {
+                let span = d.span.unwrap();
+                prop_assert!(span.start <= span.end && span.end as usize <= s.len());
+                prop_assert!(s.is_char_boundary(span.start as usize) && s.is_char_boundary(span.end as usize));
+            }
+        }
+
+        #[test]
+        fn token_soup_never_panics(parts in prop::collection::vec(fragment(), 0..60)) {
+            let s: String = parts.concat();
+            let (file, d) = parse(FileId(0), &s);
+            for d in &d {
+                let span = d.span.unwrap();
+                prop_assert!(span.end as usize <= s.len());
+                prop_assert!(s.is_char_boundary(span.start as usize) && s.is_char_boundary(span.end as usize));
+            }
+            if d.is_empty() {
+                // Without errors there are no error nodes.
+                let tree = format!("{:?}", file);
+                prop_assert!(!tree.contains("Error"), "{}", tree);
+            }
+        }
+
+        #[test]
+        fn bare_literals_read_back(s in "[A-Za-z_é★][A-Za-z0-9_é★]{0,6}(-[A-Za-z0-9_é★]{1,3}){0,2}") {
+            prop_assume!(cf2_syntax::lexer::is_bare_literal(&s));
+            prop_assert_eq!(val(&s), format!("'{s}'"));
+        }
     }
 }

@@ -73,9 +73,12 @@ impl Number {
             return None;
         }
         match (self, other) {
-            (Number::Int(a), Number::Int(b)) if b != 0 && a.checked_rem(b) == Some(0) => {
-                a.checked_div(b).map(Number::Int)
-            }
+            // i64::MIN / -1 overflows: an error like every other integer overflow.
+            (Number::Int(a), Number::Int(b)) => match a.checked_rem(b) {
+                None => None,
+                Some(0) => a.checked_div(b).map(Number::Int),
+                Some(_) => Number::float_op(self, other, |x, y| x / y),
+            },
             (a, b) => Number::float_op(a, b, |x, y| x / y),
         }
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-pub fn run(args: &CompileArgs, opts: &cf2::Options) -> ExitCode {
+pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> ExitCode {
     let Some(dir) = &args.out_dir else {
         return usage_error("--out-dir is missing");
     };
@@ -41,7 +41,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let host = cf2::OsHost;
+    let host = cf2::Secured::new(cf2::OsHost, security);
     let loader = Loader::new();
     let color = color();
     let bar = if std::io::stderr().is_terminal() {
@@ -83,7 +83,17 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options) -> ExitCode {
                         .ok_or_else(|| "nothing to write".to_string())
                         .and_then(|v| cf2_output::render(v, format).map_err(|e| e.to_string()))
                         .and_then(|text| {
-                            write_atomic(&out, text.as_bytes()).map_err(|e| e.to_string())
+                            if args.sign {
+                                // `-S`: clearsigned with --gpguser.
+                                host.security
+                                    .clearsign(text.as_bytes())
+                                    .map_err(|e| format!("cannot sign the output: {e}"))
+                            } else {
+                                Ok(text.into_bytes())
+                            }
+                        })
+                        .and_then(|data| {
+                            write_atomic(&out, &data).map_err(|e| crate::output::io_reason(&e))
                         });
                     if let Err(msg) = written {
                         failed.fetch_add(1, Ordering::Relaxed);

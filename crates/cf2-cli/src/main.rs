@@ -72,9 +72,62 @@ pub struct CompileArgs {
     #[arg(long = "project", value_name = "NAME=DIR")]
     projects: Vec<String>,
 
+    /// The function path: directories holding custom function modules (NAME.lua),
+    /// colon-separated. Repeatable; searched in order, before CF2_FUNCTION_PATH.
+    #[arg(short = 'F', long = "function-path", value_name = "DIR:DIR...")]
+    function_path: Vec<String>,
+
     /// Parallel jobs for --out-dir (default: the number of cores).
     #[arg(short = 'j', long, value_name = "N")]
     jobs: Option<usize>,
+
+    /// Confine file access: every file an import or read() finds (KeePass databases
+    /// included) must be inside DIR, once symbolic links are resolved. Repeatable.
+    #[arg(long = "allow-dir", value_name = "DIR")]
+    allow_dirs: Vec<PathBuf>,
+
+    /// Clearsign every output with gpg, as --gpguser (default: gpg's default key).
+    #[arg(short = 'S', long = "sign")]
+    sign: bool,
+
+    /// The gpg home directory: the keyring that checks signed imports and signs outputs
+    /// (default: $GNUPGHOME, else ~/.gnupg).
+    #[arg(long = "gpghome", value_name = "DIR")]
+    gpg_home: Option<PathBuf>,
+
+    /// The gpg user (key) that signs outputs with -S.
+    #[arg(long = "gpguser", value_name = "USER")]
+    gpg_user: Option<String>,
+
+    /// The pass phrase of the --gpguser key. Other users may see command lines: prefer
+    /// --gpgpass-file.
+    #[arg(long = "gpgpass", value_name = "PASS")]
+    gpg_pass: Option<String>,
+
+    /// A file whose first line is the pass phrase of the --gpguser key.
+    #[arg(
+        long = "gpgpass-file",
+        value_name = "FILE",
+        conflicts_with = "gpg_pass"
+    )]
+    gpg_pass_file: Option<PathBuf>,
+
+    /// Ask on the terminal (without echo) for the password of each KeePass database.
+    #[arg(short = 'P', long = "keepass-prompt")]
+    keepass_prompt: bool,
+
+    /// A file whose first line is the password of the KeePass databases (for unattended
+    /// runs; CF2_KEEPASS_PASSWORD is read too).
+    #[arg(long = "keepass-password-file", value_name = "FILE")]
+    keepass_password_file: Option<PathBuf>,
+
+    /// A KeePass key file, used with the password, or alone.
+    #[arg(long = "keepass-keyfile", value_name = "FILE")]
+    keepass_keyfile: Option<PathBuf>,
+
+    /// Do not look for KeePass passwords in the keychain.
+    #[arg(long = "no-keychain")]
+    no_keychain: bool,
 }
 
 fn main() -> ExitCode {
@@ -108,7 +161,22 @@ fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
         warn_duplicates: args.warn.iter().any(|w| w == "dup"),
         project_dir: args.project_dir.clone(),
         projects: Vec::new(),
+        functions: Default::default(),
+        allowed_dirs: args.allow_dirs.clone(),
     };
+    let mut function_dirs = Vec::new();
+    for path in &args.function_path {
+        function_dirs.extend(cf2_lua::LuaFunctions::parse_path(path));
+    }
+    if let Ok(path) = std::env::var("CF2_FUNCTION_PATH") {
+        function_dirs.extend(cf2_lua::LuaFunctions::parse_path(&path));
+    }
+    if !function_dirs.is_empty() {
+        opts.functions
+            .add_provider(std::sync::Arc::new(cf2_lua::LuaFunctions::new(
+                function_dirs,
+            )));
+    }
     let env = std::env::var("CF2PROJECTS").unwrap_or_default();
     for spec in env
         .split(':')
@@ -123,19 +191,55 @@ fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
     Ok(opts)
 }
 
+/// gpg and KeePass settings (docs/security.md).
+fn security(args: &CompileArgs) -> Result<cf2::Security, String> {
+    let passphrase = match (&args.gpg_pass, &args.gpg_pass_file) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Some(file)) => {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                format!("cannot read the pass phrase file `{}`: {e}", file.display())
+            })?;
+            Some(text.lines().next().unwrap_or("").to_string())
+        }
+        (None, None) => None,
+    };
+    Ok(cf2::Security::new(cf2::SecuritySettings {
+        gpg: cf2::Gpg {
+            home: args.gpg_home.clone(),
+            user: args.gpg_user.clone(),
+            passphrase,
+            ..cf2::Gpg::default()
+        },
+        keepass: cf2::KeePass {
+            prompt: args.keepass_prompt,
+            password_file: args.keepass_password_file.clone(),
+            keyfile: args.keepass_keyfile.clone(),
+            use_keychain: !args.no_keychain,
+            ..cf2::KeePass::default()
+        },
+    }))
+}
+
 fn compile(args: CompileArgs) -> ExitCode {
     let opts = match options(&args) {
         Ok(o) => o,
         Err(e) => return usage_error(&e),
     };
+    let security = match security(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("cf2: error: {e}");
+            return ExitCode::from(1);
+        }
+    };
     if args.out_dir.is_some() {
         if !args.outputs.is_empty() {
             return usage_error("-o and --out-dir cannot be used together");
         }
-        return batch::run(&args, &opts);
+        return batch::run(&args, &opts, security);
     }
     if args.files.len() > 1 {
         return usage_error("several files need --out-dir DIR (one output per input)");
     }
-    output::single(&args, &opts)
+    output::single(&args, &opts, security)
 }

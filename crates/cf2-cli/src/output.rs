@@ -43,7 +43,7 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
     Ok(Request { name, path, format })
 }
 
-pub fn single(args: &CompileArgs, opts: &cf2::Options) -> ExitCode {
+pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> ExitCode {
     let specs: Vec<String> = if args.outputs.is_empty() {
         vec!["-".to_string()]
     } else {
@@ -59,7 +59,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options) -> ExitCode {
     let Some(file) = args.files.first() else {
         return usage_error("no file to compile");
     };
-    let host = cf2::OsHost;
+    let host = cf2::Secured::new(cf2::OsHost, security);
     let loader = Loader::new();
     let paths: Vec<&str> = requests.iter().map(|r| r.path.as_str()).collect();
     let color = color();
@@ -87,25 +87,34 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options) -> ExitCode {
     let mut rendered = Vec::new();
     for (r, v) in requests.iter().zip(values.iter()) {
         match cf2_output::render_at(v, r.format, &r.path) {
-            Ok(text) => rendered.push((r, text)),
+            Ok(text) => rendered.push((r, text.into_bytes())),
             Err(e) => {
                 eprintln!("{}: error: {e}", file.display());
                 return ExitCode::from(1);
             }
         }
     }
+    if args.sign {
+        // `-S`: every output clearsigned, before any is written.
+        for (r, text) in &mut rendered {
+            match host.security.clearsign(text) {
+                Ok(signed) => *text = signed,
+                Err(e) => {
+                    eprintln!("cf2: error: cannot sign the output `{}`: {e}", r.name);
+                    return ExitCode::from(1);
+                }
+            }
+        }
+    }
     for (r, text) in rendered {
         if r.name == "-" || r.name.starts_with("-.") {
             let mut out = std::io::stdout().lock();
-            if out
-                .write_all(text.as_bytes())
-                .and_then(|_| out.flush())
-                .is_err()
-            {
+            if out.write_all(&text).and_then(|_| out.flush()).is_err() {
                 return ExitCode::from(1);
             }
-        } else if let Err(e) = write_atomic(Path::new(&r.name), text.as_bytes()) {
-            eprintln!("cf2: error: cannot write `{}`: {e}", r.name);
+        } else if let Err(e) = write_atomic(Path::new(&r.name), &text) {
+            // The error's own text may name the temporary file; say what the user asked for.
+            eprintln!("cf2: error: cannot write `{}`: {}", r.name, io_reason(&e));
             return ExitCode::from(1);
         }
     }
@@ -115,6 +124,14 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options) -> ExitCode {
 fn print_trace(trace: &[String]) {
     for t in trace {
         eprintln!("{t}");
+    }
+}
+
+/// The reason of an I/O error without the paths some errors carry.
+pub fn io_reason(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+        None => e.kind().to_string(),
     }
 }
 

@@ -193,10 +193,17 @@ impl<'a> Evaluator<'a> {
             };
             match item.stmt {
                 Statement::Import(imp) => {
-                    let Some(file) = self.resolve_import_expr(imp, item.scope)? else {
-                        continue;
-                    };
-                    self.inline_import(b, &src, imp, file, chain, &order, work)?;
+                    match self.resolve_import_expr(imp, item.scope)? {
+                        Some(crate::resolve::Imported::File(file)) => {
+                            self.inline_import(b, &src, imp, file, chain, &order, work)?;
+                        }
+                        // A KeePass database imported inline: its entries join the block.
+                        Some(crate::resolve::Imported::Value(v)) => {
+                            let what = "an inline import";
+                            self.add_inline_value(b, &src, v, imp.span, what, &order, work)?;
+                        }
+                        None => {}
+                    }
                 }
                 Statement::If(cond) => {
                     let (taken, captures) = self.eval_condition(&cond.cond, item.scope)?;
@@ -460,7 +467,7 @@ impl<'a> Evaluator<'a> {
                     .also(*read_at, format!("`{name}` is read here, while inline statements are evaluated"))
                     .resource(name.to_string())
                     .note("the resources an inline `import`, `if` or function call adds must not conflict with references in any inline statement (reference §3.8, §3.10)")
-                    .hint(format!("define `{name}` directly in the importing block, or rename it in the imported file")),
+                    .hint(format!("define `{name}` directly in the block instead of through an inline `import`, `if` or call, or make the inline statements independent of `{name}`")),
                 ));
             }
         }

@@ -48,6 +48,20 @@ pub struct Evaluator<'a> {
     pub(crate) dup_reported: Vec<FileId>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
+    /// Blocks being materialised, with the path of the resource that holds each: meeting
+    /// one again means a value contains itself.
+    pub(crate) materializing: Vec<(BlockId, Rc<str>)>,
+    /// Paths of the resources being materialised, innermost last.
+    pub(crate) materializing_paths: Vec<Rc<str>>,
+    /// Secrets opened since the innermost [`Evaluator::tainting`] began (`crate::secret`).
+    pub(crate) taint: Option<crate::secret::Taint>,
+    /// Inside a function call: the value of the next [`Evaluator::eval`] is opened (its
+    /// secrets unwrapped and noted), because the function reads it as plain data.
+    pub(crate) open_results: bool,
+    /// While `=~` matches a secret text or regex: where it came from (for the captures).
+    pub(crate) match_secret: Option<Rc<str>>,
+    /// Canonical forms of `Options::allowed_dirs`, computed on first use.
+    pub(crate) allowed: Option<Vec<std::path::PathBuf>>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -69,6 +83,12 @@ impl<'a> Evaluator<'a> {
             settled: Vec::new(),
             dup_reported: Vec::new(),
             main_dir: std::path::PathBuf::new(),
+            materializing: Vec::new(),
+            materializing_paths: Vec::new(),
+            taint: None,
+            open_results: false,
+            match_secret: None,
+            allowed: None,
         }
     }
 
@@ -165,7 +185,10 @@ impl<'a> Evaluator<'a> {
         self.stack.push(s);
         // A condition's regex captures belong to that condition only.
         let sink = self.capture_sink.take();
+        // A resource's value is stored as it is (secrets wrapped), whoever asks for it.
+        let open = std::mem::replace(&mut self.open_results, false);
         let result = deep(|| self.fold_slot(s));
+        self.open_results = open;
         self.capture_sink = sink;
         self.stack.pop();
         match result {
@@ -218,7 +241,7 @@ impl<'a> Evaluator<'a> {
     /// being built, the look-up is recorded (inline statements must not define what inline
     /// statements read).
     pub(crate) fn member(&mut self, b: BlockId, name: &str, at: Span) -> R<Option<SlotId>> {
-        self.ensure_built(b)?;
+        self.build_plain(b)?;
         let block = self.block_mut(b);
         if let BlockState::Building { reads } = &mut block.state {
             reads.push((Rc::from(name), at));
@@ -228,7 +251,7 @@ impl<'a> Evaluator<'a> {
 
     /// The members of a built block, in output order.
     pub(crate) fn members(&mut self, b: BlockId, at: Span) -> R<Vec<(Rc<str>, SlotId)>> {
-        self.ensure_built(b)?;
+        self.build_plain(b)?;
         if let BlockState::Building { .. } = self.block(b).state {
             return Err(EvalError::new(
                 Diagnostic::error(format!(
@@ -247,9 +270,29 @@ impl<'a> Evaluator<'a> {
             .collect())
     }
 
+    /// Builds a block; its inline statements see values as they are, even when the look-up
+    /// that built it happened inside a function call.
+    fn build_plain(&mut self, b: BlockId) -> R<()> {
+        if !matches!(self.block(b).state, BlockState::Unbuilt(_)) {
+            return Ok(());
+        }
+        let open = std::mem::replace(&mut self.open_results, false);
+        let r = self.ensure_built(b);
+        self.open_results = open;
+        r
+    }
+
     /// A "no such resource" error with a suggestion.
     pub(crate) fn missing_member(&self, b: BlockId, name: &str, at: Span, what: &str) -> EvalError {
-        let names: Vec<&str> = self.block(b).members.keys().map(|k| &**k).collect();
+        // Never suggest the resource whose definition holds the bad reference.
+        let current = self.stack.last().map(|s| self.slot(*s).name.clone());
+        let names: Vec<&str> = self
+            .block(b)
+            .members
+            .keys()
+            .map(|k| &**k)
+            .filter(|k| current.as_deref() != Some(*k))
+            .collect();
         let mut d = Diagnostic::error(format!("{what} `{name}` is not defined"))
             .at(at)
             .with_label("not defined");

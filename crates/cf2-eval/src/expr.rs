@@ -5,6 +5,7 @@
 use crate::error::{EvalError, R};
 use crate::eval::{deep, Evaluator};
 use crate::model::*;
+use crate::secret::mark;
 use crate::val::{make_list, Val};
 use cf2_syntax::ast::{self, BinaryOp, Expr, ExprKind, Part};
 use cf2_syntax::{Diagnostic, Span};
@@ -12,17 +13,46 @@ use std::rc::Rc;
 
 impl<'a> Evaluator<'a> {
     pub(crate) fn eval(&mut self, e: &'a Expr, sc: ScopeId) -> R<Val> {
-        deep(|| self.eval_inner(e, sc))
+        // Inside a function call, the call's own arguments are opened (`crate::secret`);
+        // what they are computed from is evaluated as usual.
+        let open = std::mem::replace(&mut self.open_results, false);
+        let r = deep(|| self.eval_inner(e, sc));
+        self.open_results = open;
+        match r {
+            Ok(v) if open => Ok(self.open(v)),
+            r => r,
+        }
     }
 
     fn eval_inner(&mut self, e: &'a Expr, sc: ScopeId) -> R<Val> {
         match &e.kind {
             ExprKind::Literal(s) => Ok(Val::Lit(Rc::from(s.as_str()))),
-            ExprKind::String(parts) => Ok(Val::Str(self.interpolate(parts, sc, false)?.into())),
+            ExprKind::String(parts) => {
+                let (text, taint) = self.tainting(|ev| ev.interpolate(parts, sc, false));
+                let v = Val::Str(text?.into());
+                Ok(match taint {
+                    Some(t) => mark(v, &t.origin),
+                    None => v,
+                })
+            }
             ExprKind::Number(n) => Ok(Val::Num(*n)),
             ExprKind::Bool(b) => Ok(Val::Bool(*b)),
             ExprKind::Regex(parts) => {
-                let pattern = self.interpolate(parts, sc, true)?;
+                let (pattern, taint) = self.tainting(|ev| ev.interpolate(parts, sc, true));
+                let pattern = pattern?;
+                if let Some(t) = taint {
+                    if self.regex(&pattern, e.span).is_err() {
+                        return Err(EvalError::new(
+                            Diagnostic::error(format!(
+                                "this regular expression, made with {}, is invalid",
+                                crate::val::redacted(&t.origin, false)
+                            ))
+                            .at(e.span)
+                            .note("the pattern is not shown, because it contains a secret"),
+                        ));
+                    }
+                    return Ok(mark(Val::Regex(pattern.into()), &t.origin));
+                }
                 self.regex(&pattern, e.span)?;
                 Ok(Val::Regex(pattern.into()))
             }
@@ -93,7 +123,7 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn force_thunk(&mut self, t: ThunkId, at: Span) -> R<Val> {
+    pub(crate) fn force_thunk(&mut self, t: ThunkId, at: Span) -> R<Val> {
         let (expr, scope, state) = match self.thunks.get(t.0 as usize) {
             Some(th) => (th.expr, th.scope, th.state.clone()),
             None => return Ok(Val::Undef),
@@ -127,6 +157,24 @@ impl<'a> Evaluator<'a> {
             ExprKind::Literal(s) => Val::Lit(Rc::from(s.as_str())),
             _ => self.eval(sel, sc)?,
         };
+        if let Val::Secret(secret) = &key {
+            // Selected by a secret: what is found depends on the secret.
+            let shown = key.describe();
+            let origin = secret.origin.clone();
+            let plain = secret.value.clone();
+            return match self.select_value(base, &plain, sel.span, at) {
+                Ok(v) => Ok(mark(v, &origin)),
+                Err(e) => Err(EvalError {
+                    diag: Box::new(
+                        Diagnostic::error(format!("nothing can be selected with {shown}"))
+                            .at(sel.span)
+                            .note("the details are not shown, because the selector is a secret"),
+                    ),
+                    kind: e.kind,
+                    more: Vec::new(),
+                }),
+            };
+        }
         self.select_value(base, &key, sel.span, at)
     }
 
@@ -211,6 +259,7 @@ impl<'a> Evaluator<'a> {
                 Part::Text(t) => out.push_str(t),
                 Part::Interp(x) => {
                     let v = self.eval(x, sc)?;
+                    let v = self.open(v);
                     let piece = match &v {
                         Val::Lit(s) | Val::Str(s) => s.to_string(),
                         Val::Num(n) => n.to_string(),
@@ -270,9 +319,9 @@ impl<'a> Evaluator<'a> {
         let result = self.eval(cond, sc);
         let sink = std::mem::replace(&mut self.capture_sink, saved).unwrap_or_default();
         let v = result?;
-        let taken = match v {
-            Val::Bool(b) => b,
-            other => {
+        let taken = match (v.plain(), &v) {
+            (Val::Bool(b), _) => *b,
+            (_, other) => {
                 return Err(EvalError::new(
                     Diagnostic::error(format!(
                         "the condition of an `if` must be a boolean, but it is {}",
@@ -293,7 +342,18 @@ impl<'a> Evaluator<'a> {
             }
             return Err(EvalError::new(d));
         }
-        let captures = sink.into_iter().find(|c| c.2).map(|c| c.0);
+        // The captures come from the regex with capture groups; without one, from the only
+        // regex matched (so `match(0)`, the whole match, works for `/\d+/` too).
+        let matched = sink.len();
+        let captures = match sink.iter().position(|c| c.2) {
+            Some(i) => sink.into_iter().nth(i).map(|c| c.0),
+            None if matched == 1 => sink.into_iter().next().map(|c| c.0),
+            None if matched > 1 => Some(Captures {
+                ambiguous: true,
+                ..Captures::default()
+            }),
+            None => None,
+        };
         Ok((taken, captures))
     }
 
@@ -313,7 +373,25 @@ impl<'a> Evaluator<'a> {
                 return self.call_macro(m, call, sc);
             }
         }
-        self.call_function(call, sc)
+        // `typeof()` and `defined()` read only the kind of a value: a secret stays closed.
+        // Custom functions are never given secrets (`crate::external` refuses them).
+        let name = call.name.name.to_lowercase();
+        if ["typeof", "defined"].contains(&name.as_str())
+            || !crate::functions::STANDARD.contains(&name.as_str())
+        {
+            return self.call_function(call, sc);
+        }
+        // `match()` gives text of a secret that a condition matched.
+        let captured = self
+            .scope(sc)
+            .captures
+            .as_ref()
+            .and_then(|c| c.secret.clone());
+        let v = self.through_boundary(|ev| ev.call_function(call, sc))?;
+        Ok(match captured {
+            Some(origin) if name == "match" => mark(v, &origin),
+            _ => v,
+        })
     }
 
     fn call_macro(&mut self, m: &'a ast::MacroDef, call: &'a ast::Call, sc: ScopeId) -> R<Val> {
@@ -353,15 +431,14 @@ impl<'a> Evaluator<'a> {
     /// `import(...)` as a value: a new block holding the file's resources, whose references
     /// resolve within that block (clarifications §3).
     fn import_value(&mut self, imp: &'a ast::Import, sc: ScopeId) -> R<Val> {
-        let Some(file) = self.resolve_import_expr(imp, sc)? else {
-            return Ok(Val::Undef);
+        let file = match self.resolve_import_expr(imp, sc)? {
+            Some(crate::resolve::Imported::File(f)) => f,
+            Some(crate::resolve::Imported::Value(v)) => return Ok(v),
+            None => return Ok(Val::Undef),
         };
         let chain = self.scope(sc).chain.clone();
         if chain.contains(file) {
             return Err(self.import_cycle(&chain, file, imp.span));
-        }
-        if let Some(v) = self.special_import(file, imp)? {
-            return Ok(v);
         }
         let Some(loaded) = self.file(file) else {
             return Ok(Val::Undef);
@@ -406,9 +483,13 @@ impl<'a> Evaluator<'a> {
             )
         })?;
         let matched = caps.is_some();
+        let secret = self.match_secret.clone();
         if let Some(sink) = &mut self.capture_sink {
             let groups = re.captures_len() > 1;
-            let mut c = Captures::default();
+            let mut c = Captures {
+                secret,
+                ..Captures::default()
+            };
             if let Some(caps) = &caps {
                 c.groups = (0..caps.len())
                     .map(|i| caps.get(i).map(|m| m.as_str().to_string()))
@@ -419,7 +500,7 @@ impl<'a> Evaluator<'a> {
                     }
                 }
                 sink.push((c, at, groups));
-            } else if groups {
+            } else {
                 sink.push((c, at, groups));
             }
         }

@@ -259,13 +259,28 @@ impl<'a> Evaluator<'a> {
                     out.used.extend(tops.iter().copied());
                     out.used.extend(rest.iter().copied());
                     out.rule = name.clone();
+                    // The definition the value below came from, for errors about it.
+                    let below_def = match &below {
+                        Folded::Plain(_, d) => *d,
+                        _ => rest.first().copied(),
+                    };
                     let below = match below {
                         Folded::Undefined => None,
                         Folded::Plain(v, _) => Some(v),
                         Folded::Merge(m) => Some(self.merged_block(s, m)),
                     };
                     let site = values.first().map(|(d, _)| self.def(*d).site);
-                    let v = self.apply_mutator(s, &name, &tops, values, below, site)?;
+                    // A standard mutation function reads its values as plain data
+                    // (`crate::secret`); custom ones are never given secrets.
+                    let v = if crate::mutators::STANDARD_MUTATORS.contains(&name.as_str()) {
+                        self.through_boundary(|ev| {
+                            let values = values.into_iter().map(|(d, v)| (d, ev.open(v))).collect();
+                            let below = below.map(|v| ev.open(v));
+                            ev.apply_mutator(s, &name, &tops, values, (below, below_def), site)
+                        })?
+                    } else {
+                        self.apply_mutator(s, &name, &tops, values, (below, below_def), site)?
+                    };
                     Ok(Folded::Plain(v, None))
                 }
                 TopKind::Mixed => Err(self.order_error(s, &tops)),
@@ -388,9 +403,17 @@ impl<'a> Evaluator<'a> {
                 files.push(n);
             }
         }
-        let mut diag = if same_source && files.len() == 1 {
+        let ops: Vec<String> = tops.iter().map(|d| self.def(*d).op.symbol()).collect();
+        let mixed_ops = ops.windows(2).any(|w| w[0] != w[1]);
+        let _ = same_source;
+        let mut diag = if files.len() == 1 {
+            let how = if mixed_ops {
+                format!("with different operators ({})", ops.join(", "))
+            } else {
+                "with different values".to_string()
+            };
             Diagnostic::error(format!(
-                "`{path}` is defined more than once in {} with different values",
+                "`{path}` is defined more than once in {} {how}",
                 files.join("")
             ))
             .hint("definitions of one resource in one file must agree, or all use the same commutative function such as `~(sum)>`")

@@ -1,5 +1,6 @@
 //! The standard functions of Figure 2 (names are case-insensitive). Each checks its
-//! arguments and reports a type error at the argument.
+//! arguments and reports a type error at the argument. A name that is not a standard
+//! function goes to the custom functions ([`crate::external`]).
 
 use crate::error::{ErrorKind, EvalError, R};
 use crate::eval::Evaluator;
@@ -32,6 +33,19 @@ fn arity(call: &ast::Call, want: usize) -> R<()> {
         ))
         .at(call.span),
     ))
+}
+
+/// A list argument with a wrong element: says which element, and what it is.
+fn element_error(call: &ast::Call, arg: &Expr, index: usize, want: &str, got: &Val) -> EvalError {
+    EvalError::new(
+        Diagnostic::error(format!(
+            "`{}` needs a list of {want}, but element {index} of its argument is {}",
+            call.name.name,
+            got.describe()
+        ))
+        .at(arg.span)
+        .with_label(format!("element {index} of this list is {}", got.kind_phrase())),
+    )
 }
 
 fn arg_error(call: &ast::Call, arg: &Expr, want: &str, got: &Val) -> EvalError {
@@ -161,11 +175,11 @@ impl<'a> Evaluator<'a> {
                 };
                 let mut parts = Vec::with_capacity(items.items.len());
                 let mut string = matches!(sep, Val::Str(_));
-                for x in &items.items {
+                for (i, x) in items.items.iter().enumerate() {
                     string |= matches!(x, Val::Str(_));
                     match scalar_text(x) {
                         Some(t) => parts.push(t),
-                        None => return Err(arg_error(call, la, "a list of scalars", x)),
+                        None => return Err(element_error(call, la, i, "scalars", x)),
                     }
                 }
                 let joined: Rc<str> = parts.join(&sep_text).into();
@@ -190,14 +204,14 @@ impl<'a> Evaluator<'a> {
                     Ordering::Less
                 };
                 let mut best: Option<&Val> = None;
-                for x in &items.items {
+                for (i, x) in items.items.iter().enumerate() {
                     best = match best {
                         None => Some(x),
                         Some(b) => match compare_scalars(x, b) {
                             Some(o) if o == want => Some(x),
                             Some(_) => Some(b),
                             None => {
-                                return Err(arg_error(call, arg, "a list of numbers or of text", x))
+                                return Err(element_error(call, arg, i, "numbers, or text", x))
                             }
                         },
                     };
@@ -215,9 +229,9 @@ impl<'a> Evaluator<'a> {
                     return Err(arg_error(call, arg, "a list of numbers", &v));
                 };
                 let mut total = Number::Int(0);
-                for x in &items.items {
+                for (i, x) in items.items.iter().enumerate() {
                     let Some(n) = numeric(x) else {
-                        return Err(arg_error(call, arg, "a list of numbers", x));
+                        return Err(element_error(call, arg, i, "numbers", x));
                     };
                     total = total
                         .checked_add(n)
@@ -254,7 +268,10 @@ impl<'a> Evaluator<'a> {
                 let (_, v) = self.one_arg(call, sc)?;
                 Ok(Val::Lit(Rc::from(v.type_name())))
             }
-            _ => Err(self.unknown_function(call, sc)),
+            _ => match self.find_external(&name, call.name.span)? {
+                Some(f) => self.call_external(f, call, sc),
+                None => Err(self.unknown_function(call, sc)),
+            },
         }
     }
 
@@ -278,6 +295,15 @@ impl<'a> Evaluator<'a> {
                     .hint("use `match()` in a branch of an `if` whose condition matches a regex with capture groups"),
             ));
         };
+        if caps.ambiguous {
+            return Err(EvalError::new(
+                Diagnostic::error(
+                    "`match()` cannot tell which regular expression to read: the condition matches several and none has capture groups",
+                )
+                .at(call.span)
+                .hint("give the one to read capture groups, e.g. `/(\\d+)/`"),
+            ));
+        }
         if caps.groups.is_empty() {
             return Err(EvalError::new(
                 Diagnostic::error(
@@ -315,6 +341,7 @@ impl<'a> Evaluator<'a> {
     fn unknown_function(&self, call: &ast::Call, sc: ScopeId) -> EvalError {
         let file = self.scope(sc).file;
         let mut names: Vec<String> = STANDARD.iter().map(|s| s.to_string()).collect();
+        names.extend(self.opts.functions.names());
         if let Some(f) = self.file(file) {
             for s in &f.ast.statements {
                 if let ast::Statement::Macro(m) = s {
@@ -324,7 +351,11 @@ impl<'a> Evaluator<'a> {
         }
         let mut d = Diagnostic::error(format!("unknown function `{}`", call.name.name))
             .at(call.name.span)
-            .with_label("not a standard function or a macro defined above");
+            .with_label(if self.opts.functions.is_empty() {
+                "not a standard function or a macro defined above"
+            } else {
+                "not a standard function, a macro defined above, or a custom function"
+            });
         if let Some(s) =
             cf2_syntax::diagnostic::did_you_mean(&call.name.name, names.iter().map(|s| s.as_str()))
         {

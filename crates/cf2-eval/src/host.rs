@@ -1,7 +1,9 @@
 //! The one interface through which the file system, the environment, the clock and the
 //! network resolver reach the compiler. The evaluator never touches `std::fs` or
 //! `std::env` itself, so it is pure given a `Host`, and tests run it in memory
-//! ([`MemoryHost`]). The real implementation lives in the `cf2` crate (`OsHost`).
+//! ([`MemoryHost`]). The real implementation lives in the `cf2` crate (`OsHost`); gpg and
+//! KeePass come from the `cf2-security` crate through [`Host::verify_signed`] and
+//! [`Host::open_keepass`].
 
 use std::collections::BTreeMap;
 use std::io;
@@ -27,6 +29,103 @@ pub trait Host: Sync {
     fn lookup_addr(&self, addr: IpAddr) -> io::Result<String>;
     /// The time now.
     fn now(&self) -> SystemTime;
+
+    /// Verifies a clearsigned file (`gpg --clearsign`, reference §5.3) whose bytes are
+    /// `data`: gives the signed content and who signed it. A file that does not verify (a
+    /// bad signature, not a clean clearsigned file, no gpg) is an error; signatures that are
+    /// good but not usable (unknown, expired or revoked key) are `problems`. Which signers
+    /// are allowed is decided by the evaluator. The default refuses (no signature support).
+    fn verify_signed(&self, path: &Path, data: &[u8]) -> Result<Signed, HostError> {
+        let _ = (path, data);
+        Err(HostError::new(
+            "this build of cf2 cannot check signatures (it has no gpg support)",
+        ))
+    }
+
+    /// Opens a KeePass database (reference §5.2) whose bytes are `data`, with the password
+    /// or key file this host knows for it. The default refuses (no KeePass support).
+    fn open_keepass(&self, path: &Path, data: &[u8]) -> Result<KeePassGroup, HostError> {
+        let _ = (path, data);
+        Err(HostError::new(
+            "this build of cf2 cannot open KeePass databases",
+        ))
+    }
+}
+
+/// Why a host could not verify a signature or open a database: a sentence that completes
+/// "cannot import `FILE`: ...", and optionally a hint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostError {
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl HostError {
+    pub fn new(message: impl Into<String>) -> HostError {
+        HostError {
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> HostError {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl std::fmt::Display for HostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HostError {}
+
+/// A verified clearsigned file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signed {
+    /// The signed text (what the signature covers, without the armour): what is compiled.
+    pub content: Vec<u8>,
+    /// The keys of the good signatures.
+    pub signers: Vec<Signer>,
+    /// Signatures that verified but cannot be trusted, as sentences ("the signature was
+    /// made by the expired key ABCD…", "the key 1234… is not in the keyring").
+    pub problems: Vec<String>,
+}
+
+/// The key of a good signature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signer {
+    /// The primary key's fingerprint (hex, upper case).
+    pub fingerprint: String,
+    /// Its valid (not revoked, not expired) user ids, `Name <user@org>`.
+    pub uids: Vec<String>,
+}
+
+/// A KeePass group: its entries and sub-groups, in the database's order. The root group
+/// stands for the whole database (its name is not used); the recycle bin is left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeePassGroup {
+    pub name: String,
+    pub entries: Vec<KeePassEntry>,
+    pub groups: Vec<KeePassGroup>,
+}
+
+/// A KeePass entry: its fields (`Title`, `UserName`, `Password`, `URL`, `Notes`, then the
+/// custom fields), names as stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeePassEntry {
+    pub fields: Vec<(String, String)>,
+}
+
+impl KeePassEntry {
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// Lexically normalises a path: removes `.` and folds `..` (no file-system access).

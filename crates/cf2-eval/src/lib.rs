@@ -18,6 +18,7 @@ mod checks;
 pub mod error;
 mod eval;
 mod expr;
+pub mod external;
 mod fold;
 mod functions;
 pub mod host;
@@ -27,6 +28,7 @@ pub mod model;
 mod mutators;
 mod ops;
 mod resolve;
+mod secret;
 mod trace;
 pub mod val;
 
@@ -57,6 +59,13 @@ pub struct Options {
     pub project_dir: Option<PathBuf>,
     /// Other projects, for `project:path` imports.
     pub projects: Vec<(String, PathBuf)>,
+    /// Custom functions: registered native functions and providers such as the Lua
+    /// function path (`-F`; docs/functions.md).
+    pub functions: external::Functions,
+    /// When not empty, every file an import or `read()` finds (KeePass databases
+    /// included) must lie in one of these directories, once symbolic links are resolved
+    /// (`--allow-dir`; docs/security.md).
+    pub allowed_dirs: Vec<PathBuf>,
 }
 
 /// The main configuration: a file, or text given directly.
@@ -141,15 +150,14 @@ fn run(
                     path.display()
                 ))]);
             }
-            let canonical = ev.host.canonicalize(&full).unwrap_or(full);
-            let display = path.display().to_string();
-            match ev.loader.load(ev.host, &canonical, &display) {
-                Ok(f) => f,
-                Err(loader::LoadError::Io(e)) => {
-                    return Err(vec![Diagnostic::error(format!(
-                        "cannot read `{display}`: {e}"
-                    ))])
-                }
+            // A clearsigned main file is verified and its signed content compiled.
+            let shown = path.display().to_string();
+            let id = ev
+                .load_source(&full, None, None, Some(shown))
+                .map_err(flatten)?;
+            match ev.loader.get(id) {
+                Some(f) => f,
+                None => return Err(vec![Diagnostic::error("the main file could not be loaded")]),
             }
         }
         Main::Text { name, text } => ev.loader.add_source(name, text),
@@ -202,9 +210,18 @@ fn select_path(
         let members = ev.members(top, at).map_err(flatten)?;
         let mut out = cf2_value::Block::new();
         let mut errors = Vec::new();
-        for (name, slot) in members {
+        let total = members.len();
+        for (i, (name, slot)) in members.into_iter().enumerate() {
             if ev.slot(slot).private && !ev.opts.include_private {
                 continue;
+            }
+            if errors.len() >= MAX_ERRORS {
+                errors.push(Diagnostic::error(format!(
+                    "stopped after {MAX_ERRORS} errors; {} more resource{} not checked",
+                    total - i,
+                    if total - i == 1 { " was" } else { "s were" }
+                )));
+                break;
             }
             match ev.materialize_slot(slot, 1) {
                 Ok(v) => {
@@ -215,9 +232,6 @@ fn select_path(
                         if !errors.contains(&d) {
                             errors.push(d);
                         }
-                    }
-                    if errors.len() >= MAX_ERRORS {
-                        break;
                     }
                 }
             }
@@ -236,7 +250,15 @@ fn select_path(
         };
         cur = ev.select_value(cur, &key, at, at).map_err(|e| {
             let mut d = *e.diag;
-            d.message = format!("cannot output `{path}`: {}", d.message);
+            let what = if walked.is_empty() {
+                "the configuration".to_string()
+            } else {
+                format!("`{walked}`")
+            };
+            d.message = format!(
+                "cannot output `{path}`: {what} has no `{step}` ({})",
+                d.message
+            );
             d.span = None;
             d.labels.clear();
             vec![d]

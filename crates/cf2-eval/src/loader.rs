@@ -6,7 +6,7 @@
 //! is parsed once however many hosts import it. Files are only ever added.
 
 use crate::checks;
-use crate::host::Host;
+use crate::host::{Host, Signed};
 use cf2_syntax::ast;
 use cf2_syntax::{parse, Diagnostic, FileId, SourceFile, Sources, Span};
 use elsa::sync::{FrozenMap, FrozenVec};
@@ -37,6 +37,9 @@ pub enum LoadError {
 pub struct Loader {
     files: FrozenVec<Box<LoadedFile>>,
     by_path: FrozenMap<PathBuf, Box<FileId>>,
+    /// For each clearsigned file, what verifying it found (so later imports check their
+    /// own signer lists without running gpg again).
+    signatures: FrozenMap<PathBuf, Box<Signed>>,
     /// Serialises the assignment of file ids (a load is check-then-insert).
     adding: Mutex<()>,
 }
@@ -48,6 +51,31 @@ impl Loader {
 
     pub fn get(&self, id: FileId) -> Option<&LoadedFile> {
         self.files.get(id.0 as usize)
+    }
+
+    /// The file at canonical path `path`, if it is loaded.
+    pub fn loaded(&self, path: &Path) -> Option<&LoadedFile> {
+        self.by_path.get(path).and_then(|id| self.get(*id))
+    }
+
+    /// What verifying the file at `path` found, if it was a clearsigned file.
+    pub fn signature(&self, path: &Path) -> Option<&Signed> {
+        self.signatures.get(path)
+    }
+
+    /// Adds a file given by its bytes (as read by the caller).
+    pub fn add_bytes(&self, path: &Path, display: &str, bytes: Vec<u8>) -> &LoadedFile {
+        self.add(path.to_path_buf(), display, bytes)
+    }
+
+    /// Adds a clearsigned file: its signed content is what is parsed; `signed` is kept for
+    /// [`Loader::signature`].
+    pub fn add_signed(&self, path: &Path, display: &str, signed: Signed) -> &LoadedFile {
+        let content = signed.content.clone();
+        let mut info = signed;
+        info.content = Vec::new();
+        self.signatures.insert(path.to_path_buf(), Box::new(info));
+        self.add(path.to_path_buf(), display, content)
     }
 
     /// Loads the file at canonical path `path`, naming it `display` in diagnostics.

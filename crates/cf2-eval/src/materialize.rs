@@ -5,11 +5,12 @@
 use crate::error::{EvalError, R};
 use crate::eval::{deep, Evaluator};
 use crate::expr::too_deep;
-use crate::model::{Body, SlotId};
+use crate::model::{BlockId, Body, SlotId};
 use crate::val::Val;
 use cf2_syntax::ast::ExprKind;
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::{Block, Value};
+use std::rc::Rc;
 
 impl<'a> Evaluator<'a> {
     /// The plain value of `v`; private members are left out unless `-p`.
@@ -32,6 +33,12 @@ impl<'a> Evaluator<'a> {
             Val::Num(n) => Value::Number(*n),
             Val::Bool(b) => Value::Bool(*b),
             Val::Regex(r) => Value::Regex(r.to_string()),
+            // The output holds the secret where the configuration puts it; anything that
+            // materialises a value for its own use (a function) is tainted by it.
+            Val::Secret(secret) => {
+                self.note_secret(secret);
+                return self.materialize_inner(&secret.value, depth, at);
+            }
             Val::List(l) => {
                 let mut out = Vec::with_capacity(l.items.len());
                 for (i, x) in l.items.iter().enumerate() {
@@ -46,19 +53,68 @@ impl<'a> Evaluator<'a> {
                 Value::List(out)
             }
             Val::Block(b) => {
-                let mut out = Block::new();
-                for (name, slot) in self.members(*b, at)? {
-                    if self.slot(slot).private && !self.opts.include_private {
-                        continue;
-                    }
-                    out.insert(name.to_string(), self.materialize_slot(slot, depth + 1)?);
+                if let Some(i) = self.materializing.iter().position(|(x, _)| x == b) {
+                    return Err(self.contains_itself(i, at));
                 }
-                Value::Block(out)
+                let holder = self
+                    .materializing_paths
+                    .last()
+                    .cloned()
+                    .unwrap_or_else(|| Rc::from(""));
+                self.materializing.push((*b, holder));
+                let result = self.materialize_members(*b, depth, at);
+                self.materializing.pop();
+                Value::Block(result?)
             }
         })
     }
 
+    fn materialize_members(&mut self, b: BlockId, depth: usize, at: Span) -> R<Block> {
+        let mut out = Block::new();
+        for (name, slot) in self.members(b, at)? {
+            if self.slot(slot).private && !self.opts.include_private {
+                continue;
+            }
+            out.insert(name.to_string(), self.materialize_slot(slot, depth + 1)?);
+        }
+        Ok(out)
+    }
+
+    /// A block that contains itself (`S => { X => $S }`) would be infinitely deep.
+    fn contains_itself(&self, from: usize, at: Span) -> EvalError {
+        let mut names: Vec<String> = self
+            .materializing
+            .iter()
+            .skip(from)
+            .map(|(_, p)| p.to_string())
+            .collect();
+        if let Some(p) = self.materializing_paths.last() {
+            names.push(p.to_string());
+        }
+        if let Some(first) = names.first().cloned() {
+            names.push(first);
+        }
+        let start = names.first().cloned().unwrap_or_default();
+        EvalError::new(
+            Diagnostic::error(format!(
+                "`{start}` depends on itself: its value contains itself ({})",
+                names.join(" → ")
+            ))
+                .at(at)
+                .with_label("this refers back to a block that contains it")
+                .resource(start)
+                .hint("a value cannot include the block it belongs to; refer to one of its members instead"),
+        )
+    }
+
     pub(crate) fn materialize_slot(&mut self, s: SlotId, depth: usize) -> R<Value> {
+        self.materializing_paths.push(self.slot(s).path.clone());
+        let r = self.materialize_slot_inner(s, depth);
+        self.materializing_paths.pop();
+        r
+    }
+
+    fn materialize_slot_inner(&mut self, s: SlotId, depth: usize) -> R<Value> {
         let v = self.force(s)?;
         let at = self.slot_site(s);
         if v.is_undef() {
@@ -97,6 +153,9 @@ impl<'a> Evaluator<'a> {
                     "declared undefined with `?` here"
                 }
                 Body::Expr(e, _) if matches!(e.kind, ExprKind::If(_)) => "this `if` gives no value",
+                Body::Expr(e, _) if matches!(e.kind, ExprKind::Ref(_) | ExprKind::Select(..)) => {
+                    "this refers to a resource that has no value"
+                }
                 _ => "this gives no value",
             };
             if first {
@@ -122,6 +181,8 @@ impl<'a> Evaluator<'a> {
 
     fn equal_inner(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
         Ok(match (a, b) {
+            (Val::Secret(x), _) => return self.equal_inner(&x.value, b, at),
+            (_, Val::Secret(y)) => return self.equal_inner(a, &y.value, at),
             (Val::Undef, Val::Undef) => true,
             (Val::Lit(x) | Val::Str(x), Val::Lit(y) | Val::Str(y)) => x == y,
             (Val::Num(x), Val::Num(y)) => x == y,

@@ -284,6 +284,11 @@ impl Chain {
 pub struct Captures {
     pub groups: Vec<Option<String>>,
     pub names: Vec<(String, usize)>,
+    /// Set when the matched text or regex was a secret: the captures are secret too.
+    pub secret: Option<Rc<str>>,
+    /// The condition matched several regexes, none with capture groups: `match()` cannot
+    /// tell which to read.
+    pub ambiguous: bool,
 }
 
 /// Macro parameters by name, each evaluated on first use.

@@ -13,6 +13,9 @@
 //!
 //! `default` and `final` are not combining functions: the fold itself gives them their
 //! meaning (see [`crate::fold`]).
+//!
+//! Any other name goes to the custom functions ([`crate::external`]): one that defines a
+//! mutation function combines the values the same way, commutative or not as it declares.
 
 use crate::error::{EvalError, R};
 use crate::eval::Evaluator;
@@ -42,16 +45,38 @@ impl<'a> Evaluator<'a> {
         name: &str,
         tops: &[DefId],
         values: Vec<(DefId, Val)>,
-        below: Option<Val>,
+        (below, below_def): (Option<Val>, Option<DefId>),
         site: Option<Span>,
     ) -> R<Val> {
         let at = site.unwrap_or_default();
         let Some(comm) = commutative(name) else {
+            let external = self.find_external(name, at)?;
+            if let Some(f) = external {
+                let Some(m) = f.mutation() else {
+                    return Err(EvalError::new(
+                        Diagnostic::error(format!(
+                            "`{}` cannot be used as a mutation function",
+                            f.name()
+                        ))
+                        .at(at)
+                        .with_label("used here")
+                        .note(format!(
+                            "`{}` ({}) does not define a mutation function",
+                            f.name(),
+                            f.origin()
+                        ))
+                        .hint(format!("call it as a function instead: `{}(...)`", f.name())),
+                    ));
+                };
+                return self.mutate_external(f, m, s, tops, values, below, at);
+            }
             let mut d = Diagnostic::error(format!("unknown mutation function `{name}`"))
                 .at(at)
                 .with_label("used here");
+            let mut names: Vec<String> = STANDARD_MUTATORS.iter().map(|s| s.to_string()).collect();
+            names.extend(self.opts.functions.names());
             if let Some(x) =
-                cf2_syntax::diagnostic::did_you_mean(name, STANDARD_MUTATORS.iter().copied())
+                cf2_syntax::diagnostic::did_you_mean(name, names.iter().map(|s| s.as_str()))
             {
                 d = d.hint(format!("did you mean `~({x})>`?"));
             }
@@ -77,7 +102,7 @@ impl<'a> Evaluator<'a> {
         match name {
             "max" | "min" => {
                 if let Some(b) = below {
-                    all.push((None, b));
+                    all.push((below_def, b));
                 }
                 let want = if name == "max" {
                     Ordering::Greater
@@ -102,7 +127,7 @@ impl<'a> Evaluator<'a> {
             }
             "sum" => {
                 if let Some(b) = below {
-                    all.push((None, b));
+                    all.push((below_def, b));
                 }
                 let mut total = Number::Int(0);
                 for (d, v) in all {
@@ -126,7 +151,7 @@ impl<'a> Evaluator<'a> {
                 let base: Vec<Val> = match below {
                     None => Vec::new(),
                     Some(Val::List(l)) => l.items.clone(),
-                    Some(other) => return Err(wrong(self, None, &other, "a list below it")),
+                    Some(other) => return Err(wrong(self, below_def, &other, "a list below it")),
                 };
                 let result = match name {
                     "union" => {

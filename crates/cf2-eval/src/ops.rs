@@ -12,6 +12,7 @@
 use crate::error::{EvalError, R};
 use crate::eval::Evaluator;
 use crate::model::ScopeId;
+use crate::secret::{mark, secret_origin};
 use crate::val::Val;
 use cf2_syntax::ast::{BinaryOp, Expr, UnaryOp};
 use cf2_syntax::{Diagnostic, Span};
@@ -74,16 +75,19 @@ pub(crate) fn compare_scalars(a: &Val, b: &Val) -> Option<Ordering> {
 
 impl<'a> Evaluator<'a> {
     pub(crate) fn unary(&mut self, op: UnaryOp, v: Val, at: Span, arg_at: Span) -> R<Val> {
-        match op {
-            UnaryOp::Not => match v {
+        // A secret operand gives a secret result; errors describe it redacted.
+        let origin = secret_origin([&v]);
+        let r = match op {
+            UnaryOp::Not => match v.plain() {
                 Val::Bool(b) => Ok(Val::Bool(!b)),
-                other => Err(type_error("!", "operand", &other, "a boolean", arg_at)),
+                _ => Err(type_error("!", "operand", &v, "a boolean", arg_at)),
             },
-            UnaryOp::Neg => match numeric(&v) {
+            UnaryOp::Neg => match numeric(v.plain()) {
                 Some(n) => n.checked_neg().map(Val::Num).ok_or_else(|| overflow(at)),
                 None => Err(type_error("-", "operand", &v, "a number", arg_at)),
             },
-        }
+        };
+        secret_if(r, origin)
     }
 
     pub(crate) fn binary(
@@ -98,79 +102,98 @@ impl<'a> Evaluator<'a> {
         // The boolean operators decide on the left side when they can.
         if let BinaryOp::Or | BinaryOp::And = op {
             let lv = self.eval(l, sc)?;
-            let Val::Bool(lb) = lv else {
+            let Val::Bool(lb) = *lv.plain() else {
                 return Err(type_error(sym, "left side", &lv, "booleans", l.span));
             };
             if (op == BinaryOp::Or && lb) || (op == BinaryOp::And && !lb) {
-                return Ok(Val::Bool(lb));
+                return secret_if(Ok(Val::Bool(lb)), secret_origin([&lv]));
             }
             let rv = self.eval(r, sc)?;
-            return match rv {
-                Val::Bool(rb) => Ok(Val::Bool(rb)),
-                other => Err(type_error(sym, "right side", &other, "booleans", r.span)),
+            let origin = secret_origin([&lv, &rv]);
+            return match *rv.plain() {
+                Val::Bool(rb) => secret_if(Ok(Val::Bool(rb)), origin),
+                _ => Err(type_error(sym, "right side", &rv, "booleans", r.span)),
             };
         }
         let lv = self.eval(l, sc)?;
         let rv = self.eval(r, sc)?;
+        let origin = secret_origin([&lv, &rv]);
+        let result = self.binary_values(op, &lv, &rv, l.span, r.span, at, origin.clone());
+        secret_if(result, origin)
+    }
+
+    /// `lv OP rv` for the operators that evaluate both sides. Computes with the values
+    /// inside secrets; messages describe the operands as they are (secrets redacted).
+    #[allow(clippy::too_many_arguments)]
+    fn binary_values(
+        &mut self,
+        op: BinaryOp,
+        lv: &Val,
+        rv: &Val,
+        l_at: Span,
+        r_at: Span,
+        at: Span,
+        origin: Option<Rc<str>>,
+    ) -> R<Val> {
+        let sym = op.symbol();
+        let (a, b) = (lv.plain(), rv.plain());
         match op {
             BinaryOp::Lt
             | BinaryOp::Le
             | BinaryOp::Gt
             | BinaryOp::Ge
             | BinaryOp::Eq
-            | BinaryOp::Ne => self.comparison(op, &lv, &rv, l.span, r.span, at),
+            | BinaryOp::Ne => self.comparison(op, lv, rv, l_at, r_at, at),
             BinaryOp::Match | BinaryOp::NotMatch => {
-                let text = match &lv {
+                let text = match a {
                     Val::Lit(s) | Val::Str(s) => s.to_string(),
                     Val::Num(n) => n.to_string(),
-                    other => return Err(type_error(sym, "left side", other, "text", l.span)),
+                    _ => return Err(type_error(sym, "left side", lv, "text", l_at)),
                 };
-                let Val::Regex(pattern) = &rv else {
-                    return Err(type_error(
-                        sym,
-                        "right side",
-                        &rv,
-                        "a regex (`/.../`)",
-                        r.span,
-                    ));
+                let Val::Regex(pattern) = b else {
+                    return Err(type_error(sym, "right side", rv, "a regex (`/.../`)", r_at));
                 };
                 let pattern = pattern.clone();
-                Ok(Val::Bool(self.regex_match(op, &text, &pattern, r.span)?))
+                // Captures of a secret text (or made with a secret regex) are secret.
+                let saved = std::mem::replace(&mut self.match_secret, origin);
+                let matched = self.regex_match(op, &text, &pattern, r_at);
+                self.match_secret = saved;
+                Ok(Val::Bool(matched?))
             }
             BinaryOp::Concat => {
-                let Some(a) = scalar_text(&lv) else {
-                    return Err(type_error(sym, "left side", &lv, "scalars", l.span));
+                let Some(x) = scalar_text(a) else {
+                    return Err(type_error(sym, "left side", lv, "scalars", l_at));
                 };
-                let Some(b) = scalar_text(&rv) else {
-                    return Err(type_error(sym, "right side", &rv, "scalars", r.span));
+                let Some(y) = scalar_text(b) else {
+                    return Err(type_error(sym, "right side", rv, "scalars", r_at));
                 };
-                let joined: Rc<str> = Rc::from(format!("{a}{b}"));
-                if matches!(lv, Val::Str(_)) || matches!(rv, Val::Str(_)) {
+                let joined: Rc<str> = Rc::from(format!("{x}{y}"));
+                if matches!(a, Val::Str(_)) || matches!(b, Val::Str(_)) {
                     Ok(Val::Str(joined))
                 } else {
                     Ok(Val::Lit(joined))
                 }
             }
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => {
-                let Some(a) = numeric(&lv) else {
-                    return Err(type_error(sym, "left side", &lv, "numbers", l.span));
+                let Some(x) = numeric(a) else {
+                    return Err(type_error(sym, "left side", lv, "numbers", l_at));
                 };
-                let Some(b) = numeric(&rv) else {
-                    return Err(type_error(sym, "right side", &rv, "numbers", r.span));
+                let Some(y) = numeric(b) else {
+                    return Err(type_error(sym, "right side", rv, "numbers", r_at));
                 };
                 let result = match op {
-                    BinaryOp::Add => a.checked_add(b),
-                    BinaryOp::Sub => a.checked_sub(b),
-                    BinaryOp::Mul => a.checked_mul(b),
+                    BinaryOp::Add => x.checked_add(y),
+                    BinaryOp::Sub => x.checked_sub(y),
+                    BinaryOp::Mul => x.checked_mul(y),
                     _ => {
-                        if b.as_f64() == 0.0 {
+                        if y.as_f64() == 0.0 {
                             return Err(EvalError::new(
                                 Diagnostic::error("division by zero")
-                                    .at(r.span)
+                                    .at(r_at)
                                     .with_label("this is zero"),
                             ));
                         }
-                        a.checked_div(b)
+                        x.checked_div(y)
                     }
                 };
                 result.map(Val::Num).ok_or_else(|| overflow(at))
@@ -189,6 +212,8 @@ impl<'a> Evaluator<'a> {
         at: Span,
     ) -> R<Val> {
         let sym = op.symbol();
+        let (shown_l, shown_r) = (lv, rv);
+        let (lv, rv) = (lv.plain(), rv.plain());
         if let BinaryOp::Eq | BinaryOp::Ne = op {
             let same = match (lv, rv) {
                 (Val::Bool(a), Val::Bool(b)) => Some(a == b),
@@ -214,20 +239,28 @@ impl<'a> Evaluator<'a> {
             )
         };
         if !scalar(lv) {
-            return Err(type_error(sym, "left side", lv, "scalars", l_at));
+            return Err(type_error(sym, "left side", shown_l, "scalars", l_at));
         }
         if !scalar(rv) {
-            return Err(type_error(sym, "right side", rv, "scalars", r_at));
+            return Err(type_error(sym, "right side", shown_r, "scalars", r_at));
         }
         Err(EvalError::new(
             Diagnostic::error(format!(
                 "`{sym}` cannot compare {} with {}",
-                describe_kind(lv),
-                describe_kind(rv)
+                describe_kind(shown_l),
+                describe_kind(shown_r)
             ))
             .at(at)
-            .hint("both sides must be numbers, or both text"),
+            .hint("compare numbers with numbers and text with text (`==` also compares two booleans or two regexes)"),
         ))
+    }
+}
+
+/// A result computed from a secret is secret.
+fn secret_if(r: R<Val>, origin: Option<Rc<str>>) -> R<Val> {
+    match origin {
+        Some(o) => r.map(|v| mark(v, &o)),
+        None => r,
     }
 }
 

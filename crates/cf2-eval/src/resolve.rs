@@ -1,26 +1,66 @@
-//! Finding files: the import search order of reference §3.10, also used by `read()`.
+//! Finding and loading files: the import search order of reference §3.10 (also used by
+//! `read()`), confinement to allowed directories, signed imports (§5.3) and KeePass
+//! databases (§5.2). See docs/semantics.md §13 and docs/security.md.
 //!
 //! For a name that is not absolute, `./`-relative or `project:path`, the places searched
 //! are, in order: the working directory, each directory of `CF2PATH`, the directory of the
 //! importing file, and the current project's configuration directory. An import without an
 //! extension looks for `NAME.cf2`, then `NAME.kdbx`.
+//!
+//! - **Confinement.** With `Options::allowed_dirs`, a file found by the search must lie in
+//!   one of them once symbolic links are resolved; otherwise the import or `read()` is an
+//!   error at the statement. The main file, named by whoever runs the compile, is exempt.
+//! - **Signatures.** A clearsigned file is verified by the host (gpg) and its *signed
+//!   content* is compiled. With a signer list, a good signature must come from an allowed
+//!   signer; without one, any good signature from a key of the keyring will do, and an
+//!   unsigned file is compiled as it is.
+//! - **KeePass.** A `.kdbx` file is opened by the host and becomes a block of blocks: one
+//!   per entry, one per group; every value is a secret (`crate::secret`).
 
 use crate::error::{EvalError, R};
 use crate::eval::Evaluator;
-use crate::model::ScopeId;
-use crate::val::Val;
+use crate::host::{normalize, KeePassEntry, KeePassGroup, Signed, Signer};
+use crate::model::*;
+use crate::val::{Secret, Val};
 use cf2_syntax::ast;
 use cf2_syntax::{Diagnostic, FileId, Span};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// What an import gives: a CF2 file, or a value made by the host (a KeePass database).
+pub(crate) enum Imported {
+    File(FileId),
+    Value(Val),
+}
+
+/// The fields every KeePass entry has, in the order of reference §5.2's example; custom
+/// fields follow in name order.
+const STANDARD_FIELDS: [&str; 5] = ["Notes", "Password", "Title", "URL", "UserName"];
+
+/// What the first line of a clearsigned file (`gpg --clearsign`) is.
+const CLEARSIGN_HEADER: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
+
+/// True if `data` is meant to be a clearsigned file: a line of it is the armour line
+/// `-----BEGIN PGP SIGNED MESSAGE-----` (whether the file is a clean one is the verifier's
+/// business: text around the signed message is refused there, not compiled here).
+pub fn is_clearsigned(data: &[u8]) -> bool {
+    data.split(|b| *b == b'\n').any(|line| {
+        let end = line
+            .iter()
+            .rposition(|b| !b" \t\r".contains(b))
+            .map_or(0, |i| i + 1);
+        &line[..end] == CLEARSIGN_HEADER
+    })
+}
 
 impl<'a> Evaluator<'a> {
-    /// Evaluates an import's arguments and loads the file it names. `Ok(None)` never
-    /// happens for a found file; errors name the import.
+    /// Evaluates an import's arguments and loads what it names: a CF2 file (verified when
+    /// it is signed) or a KeePass database. Errors name the import.
     pub(crate) fn resolve_import_expr(
         &mut self,
         imp: &'a ast::Import,
         sc: ScopeId,
-    ) -> R<Option<FileId>> {
+    ) -> R<Option<Imported>> {
         let v = self.eval(&imp.path, sc)?;
         let name = match &v {
             Val::Lit(s) | Val::Str(s) => s.to_string(),
@@ -34,67 +74,364 @@ impl<'a> Evaluator<'a> {
                 ))
             }
         };
-        if let Some(signers) = &imp.signers {
-            let s = self.eval(signers, sc)?;
-            self.check_signers_value(&s, signers.span)?;
-        }
+        let signers = match &imp.signers {
+            Some(expr) => {
+                let s = self.eval(expr, sc)?;
+                Some((self.signer_list(&s, expr.span)?, expr.span))
+            }
+            None => None,
+        };
         let importer = self.scope(sc).file;
         let path = self.find_file(&name, importer, true, imp.path.span)?;
-        let file = self.load_file(&path, imp.span)?;
-        if let Some(signers) = &imp.signers {
-            self.verify_signature(file, signers.span)?;
+        if is_kdbx(&path) {
+            if let Some((_, at)) = signers {
+                return Err(EvalError::new(
+                    Diagnostic::error(format!(
+                        "`{name}` is a KeePass database, which cannot carry a PGP signature"
+                    ))
+                    .at(at)
+                    .with_label("signers given here")
+                    .hint(
+                        "import the database without a list of signers; its password protects it",
+                    ),
+                ));
+            }
+            return self
+                .keepass_value(&path, imp.span, importer)
+                .map(|v| Some(Imported::Value(v)));
         }
-        Ok(Some(file))
+        let signers = signers.as_ref().map(|(l, at)| (l.as_slice(), *at));
+        let file = self.load_source(&path, Some(imp.span), signers, None)?;
+        Ok(Some(Imported::File(file)))
     }
 
-    fn check_signers_value(&mut self, v: &Val, at: Span) -> R<()> {
-        let ok = match v {
-            Val::Lit(_) | Val::Str(_) => true,
-            Val::List(l) => l.items.iter().all(|x| x.text().is_some()),
-            _ => false,
+    /// The signers of an import: text, or a non-empty list of text.
+    fn signer_list(&mut self, v: &Val, at: Span) -> R<Vec<String>> {
+        let list = match v {
+            Val::Lit(s) | Val::Str(s) => Some(vec![s.to_string()]),
+            Val::List(l) => l
+                .items
+                .iter()
+                .map(|x| x.text().map(str::to_string))
+                .collect::<Option<Vec<_>>>(),
+            _ => None,
         };
-        if ok {
-            Ok(())
-        } else {
-            Err(EvalError::new(
+        match list {
+            Some(l) if l.is_empty() => Err(EvalError::new(
+                Diagnostic::error("the list of signers is empty, so no signature can be accepted")
+                    .at(at)
+                    .hint("name who may sign the file: `import(f, 'user@org')`"),
+            )),
+            Some(l) => Ok(l),
+            None => Err(EvalError::new(
                 Diagnostic::error(format!(
                     "the signers of an import must be text or a list of text, but this is {}",
                     v.describe()
                 ))
                 .at(at),
-            ))
+            )),
         }
     }
 
-    /// Signature verification is provided by the security layer (issue #3); until then a
-    /// signed import is refused rather than silently trusted.
-    fn verify_signature(&mut self, file: FileId, at: Span) -> R<()> {
-        Err(EvalError::new(
-            Diagnostic::error(format!(
-                "cannot verify the signature of `{}`: this build of cf2 has no signature support",
-                self.loader_name(file)
-            ))
-            .at(at),
-        ))
+    /// Loads a CF2 source found by the search (or the main file, `at` = `None`, named
+    /// `display` as the command line gave it). A
+    /// clearsigned file is verified and its signed content parsed; `signers` (with where
+    /// they are written) are the allowed signers. Syntax and static-check errors of the
+    /// file become this error, after the signature is accepted.
+    pub(crate) fn load_source(
+        &mut self,
+        path: &Path,
+        at: Option<Span>,
+        signers: Option<(&[String], Span)>,
+        display: Option<String>,
+    ) -> R<FileId> {
+        let canonical = self
+            .host
+            .canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf());
+        let display = display.unwrap_or_else(|| self.display_name(&canonical));
+        let here = |d: Diagnostic| match at {
+            Some(s) => d.at(s),
+            None => d,
+        };
+        let id = match self.loader.loaded(&canonical) {
+            Some(f) => f.id,
+            None => {
+                let bytes = self.host.read_file(&canonical).map_err(|e| {
+                    EvalError::new(here(Diagnostic::error(format!(
+                        "cannot read `{display}`: {e}"
+                    ))))
+                })?;
+                if is_clearsigned(&bytes) {
+                    let signed = self.host.verify_signed(&canonical, &bytes).map_err(|e| {
+                        let at = signers.map(|(_, s)| s).or(at);
+                        let mut d = Diagnostic::error(format!("cannot import `{display}`: {e}"));
+                        if let Some(at) = at {
+                            d = d.at(at).with_label("the signature is checked here");
+                        }
+                        if let Some(h) = e.hint {
+                            d = d.hint(h);
+                        }
+                        EvalError::new(d)
+                    })?;
+                    self.loader.add_signed(&canonical, &display, signed).id
+                } else {
+                    self.loader.add_bytes(&canonical, &display, bytes).id
+                }
+            }
+        };
+        self.check_signature(&canonical, &display, at, signers)?;
+        self.file_errors(id)?;
+        Ok(id)
     }
 
-    /// Hook for imports that are not CF2 source (KeePass databases); `None` for CF2 files.
-    pub(crate) fn special_import(&mut self, file: FileId, imp: &'a ast::Import) -> R<Option<Val>> {
-        let is_kdbx = self
-            .file(file)
-            .and_then(|f| f.path.extension().map(|e| e.eq_ignore_ascii_case("kdbx")))
-            .unwrap_or(false);
-        if is_kdbx {
-            return Err(EvalError::new(
-                Diagnostic::error(format!(
-                    "cannot import the KeePass database `{}`: this build of cf2 has no KeePass support",
-                    self.loader_name(file)
-                ))
-                .at(imp.span),
-            ));
+    /// The signature rules (docs/security.md §"Signed imports").
+    fn check_signature(
+        &self,
+        path: &Path,
+        display: &str,
+        at: Option<Span>,
+        signers: Option<(&[String], Span)>,
+    ) -> R<()> {
+        let sig = self.loader.signature(path);
+        let err = |message: String, label: &str| {
+            let mut d = Diagnostic::error(message);
+            if let Some(s) = signers.map(|(_, s)| s).or(at) {
+                d = d.at(s).with_label(label);
+            }
+            d
+        };
+        match (sig, signers) {
+            (None, None) => Ok(()),
+            (None, Some((allowed, _))) => Err(EvalError::new(
+                err(
+                    format!(
+                        "cannot import `{display}`: it has no signature, but it must be signed by {}",
+                        list_or(allowed)
+                    ),
+                    "a signature is required here",
+                )
+                .hint(format!(
+                    "the author signs it with `gpg --clearsign {display}` and replaces the file with the `.asc` file gpg writes"
+                )),
+            )),
+            (Some(sig), None) => {
+                if sig.signers.is_empty() {
+                    return Err(EvalError::new(unusable(
+                        err(
+                            format!("cannot import `{display}`: {}", first_problem(sig)),
+                            "imported here",
+                        ),
+                        sig,
+                    )));
+                }
+                Ok(())
+            }
+            (Some(sig), Some((allowed, _))) => {
+                if sig
+                    .signers
+                    .iter()
+                    .any(|s| allowed.iter().any(|a| signer_matches(a, s)))
+                {
+                    return Ok(());
+                }
+                let d = if sig.signers.is_empty() {
+                    unusable(
+                        err(
+                            format!("cannot import `{display}`: {}", first_problem(sig)),
+                            "a signature is required here",
+                        ),
+                        sig,
+                    )
+                } else {
+                    let who: Vec<String> = sig.signers.iter().map(describe_signer).collect();
+                    unusable(
+                        err(
+                            format!(
+                                "cannot import `{display}`: it is signed by {}, who is not an allowed signer",
+                                who.join(" and ")
+                            ),
+                            "the allowed signers",
+                        ),
+                        sig,
+                    )
+                    .note(format!("allowed: {}", allowed.join(", ")))
+                    .hint("an allowed signer is an e-mail address of a user id of the key, a whole user id, or the key's fingerprint")
+                };
+                Err(EvalError::new(d))
+            }
         }
-        Ok(None)
     }
+
+    /// Fails with a file's syntax and static-check errors, if it has any; reports its
+    /// `-Wdup` warnings once.
+    pub(crate) fn file_errors(&mut self, id: FileId) -> R<()> {
+        let Some(f) = self.file(id) else {
+            return Ok(());
+        };
+        if self.opts.warn_duplicates && !self.dup_reported.contains(&id) {
+            self.dup_reported.push(id);
+            self.warnings.extend(f.dup_warnings.iter().cloned());
+        }
+        if let Some((first, rest)) = f.errors.split_first() {
+            let mut e = EvalError::new(first.clone());
+            e.more = rest.to_vec();
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    // ----- KeePass ------------------------------------------------------------------
+
+    /// A KeePass database as a block: one block per entry and per group (reference §5.2).
+    fn keepass_value(&mut self, path: &Path, at: Span, importer: FileId) -> R<Val> {
+        let display = self.display_name(path);
+        let bytes = self.host.read_file(path).map_err(|e| {
+            EvalError::new(
+                Diagnostic::error(format!("cannot read the KeePass database `{display}`: {e}"))
+                    .at(at),
+            )
+        })?;
+        let root = self.host.open_keepass(path, &bytes).map_err(|e| {
+            let mut d =
+                Diagnostic::error(format!("cannot open the KeePass database `{display}`: {e}"))
+                    .at(at)
+                    .with_label("imported here");
+            if let Some(h) = e.hint {
+                d = d.hint(h);
+            }
+            EvalError::new(d)
+        })?;
+        let base = self.current_path();
+        let b = self.keepass_group(&root, &base, &display, "", at, importer)?;
+        Ok(Val::Block(b))
+    }
+
+    /// The block of a group: its entries, then its sub-groups.
+    fn keepass_group(
+        &mut self,
+        group: &KeePassGroup,
+        path: &str,
+        db: &str,
+        inner: &str,
+        at: Span,
+        file: FileId,
+    ) -> R<BlockId> {
+        let mut members: Vec<(String, String)> = Vec::new();
+        let mut taken: Vec<(String, String)> = Vec::new();
+        for entry in &group.entries {
+            let title = entry.field("Title").unwrap_or("").to_string();
+            let name = keepass_name(&title);
+            check_unique(
+                &mut taken,
+                &name,
+                &format!("the entry `{title}`"),
+                db,
+                inner,
+                at,
+            )?;
+            members.push((name, title));
+        }
+        for g in &group.groups {
+            let name = keepass_name(&g.name);
+            check_unique(
+                &mut taken,
+                &name,
+                &format!("the group `{}`", g.name),
+                db,
+                inner,
+                at,
+            )?;
+            members.push((name, g.name.clone()));
+        }
+        let b = self.new_block(Rc::from(path), BlockState::Built);
+        let mut slots = Vec::new();
+        for (name, _) in &members {
+            let slot = self.new_slot(Rc::from(name.as_str()), path);
+            slots.push(slot);
+            self.block_mut(b)
+                .members
+                .insert(Rc::from(name.as_str()), slot);
+        }
+        let n_entries = group.entries.len();
+        for (i, slot) in slots.into_iter().enumerate() {
+            let name = members[i].0.clone();
+            let child_path = self.slot(slot).path.to_string();
+            let child_inner = join_path(inner, &name);
+            let child = if i < n_entries {
+                self.keepass_entry(&group.entries[i], &child_path, db, &child_inner, at, file)?
+            } else {
+                let g = &group.groups[i - n_entries];
+                self.keepass_group(g, &child_path, db, &child_inner, at, file)?
+            };
+            self.define_value(slot, Val::Block(child), i, at, file);
+        }
+        Ok(b)
+    }
+
+    /// The block of an entry: the five standard fields, then the custom ones.
+    fn keepass_entry(
+        &mut self,
+        entry: &KeePassEntry,
+        path: &str,
+        db: &str,
+        inner: &str,
+        at: Span,
+        file: FileId,
+    ) -> R<BlockId> {
+        let mut fields: Vec<(String, String)> = STANDARD_FIELDS
+            .iter()
+            .map(|f| (f.to_string(), entry.field(f).unwrap_or("").to_string()))
+            .collect();
+        let mut custom: Vec<&(String, String)> = entry
+            .fields
+            .iter()
+            .filter(|(n, _)| !STANDARD_FIELDS.contains(&n.as_str()))
+            .collect();
+        custom.sort_by(|a, b| a.0.cmp(&b.0));
+        fields.extend(custom.into_iter().cloned());
+        let b = self.new_block(Rc::from(path), BlockState::Built);
+        let mut taken: Vec<(String, String)> = Vec::new();
+        for (i, (field, value)) in fields.into_iter().enumerate() {
+            let name = keepass_name(&field);
+            check_unique(
+                &mut taken,
+                &name,
+                &format!("the field `{field}`"),
+                db,
+                inner,
+                at,
+            )?;
+            let slot = self.new_slot(Rc::from(name.as_str()), path);
+            self.block_mut(b)
+                .members
+                .insert(Rc::from(name.as_str()), slot);
+            let origin: Rc<str> = Rc::from(format!("{db}:{}", join_path(inner, &name)));
+            let v = Val::Secret(Rc::new(Secret {
+                value: Val::Lit(Rc::from(value)),
+                origin,
+                derived: false,
+            }));
+            self.define_value(slot, v, i, at, file);
+        }
+        Ok(b)
+    }
+
+    /// Gives `slot` the value `v`, as if assigned by the import at `at`.
+    fn define_value(&mut self, slot: SlotId, v: Val, order: usize, at: Span, file: FileId) {
+        let d = self.new_def(Def {
+            op: Op::Assign,
+            body: Body::Value(v),
+            prio: Rc::from(Vec::new()),
+            order: Rc::from(vec![order as u32]),
+            private: false,
+            site: at,
+            file,
+        });
+        self.slot_mut(slot).defs.push(d);
+    }
+
+    // ----- the search -----------------------------------------------------------------
 
     /// The current project's top directory (`TopDir()`), and its configuration directory.
     pub(crate) fn project_dir(&self) -> PathBuf {
@@ -104,14 +441,24 @@ impl<'a> Evaluator<'a> {
             .unwrap_or_else(|| self.main_dir.clone())
     }
 
-    /// Searches for `name` as §3.10 describes; `cf2_ext` adds the default extensions.
+    /// Searches for `name` as §3.10 describes; `cf2_ext` adds the default extensions. With
+    /// allowed directories, the file found must be inside one of them; its canonical path
+    /// is then returned, so that what is read is what was checked.
     pub(crate) fn find_file(
-        &self,
+        &mut self,
         name: &str,
         importer: FileId,
         cf2_ext: bool,
         at: Span,
     ) -> R<PathBuf> {
+        let found = self.search(name, importer, cf2_ext, at)?;
+        if self.opts.allowed_dirs.is_empty() {
+            return Ok(found);
+        }
+        self.confine(&found, name, at, cf2_ext)
+    }
+
+    fn search(&self, name: &str, importer: FileId, cf2_ext: bool, at: Span) -> R<PathBuf> {
         let cwd = self.host.current_dir();
         let mut names: Vec<String> = vec![name.to_string()];
         let mut dirs: Vec<PathBuf> = Vec::new();
@@ -159,7 +506,10 @@ impl<'a> Evaluator<'a> {
                 if self.host.is_file(&p) {
                     return Ok(p);
                 }
-                tried.push(p);
+                // The same directory can come from several places (cwd, CF2PATH, ...).
+                if !tried.contains(&p) {
+                    tried.push(p);
+                }
             }
         }
         let mut d = Diagnostic::error(format!("cannot find the file `{name}`"))
@@ -175,6 +525,54 @@ impl<'a> Evaluator<'a> {
             d = d.hint("set CF2PATH to a colon-separated list of directories to search");
         }
         Err(EvalError::new(d))
+    }
+
+    /// Checks that `found` lies inside an allowed directory once links are resolved.
+    fn confine(&mut self, found: &Path, name: &str, at: Span, import: bool) -> R<PathBuf> {
+        let cwd = self.host.current_dir();
+        let canonical = self
+            .host
+            .canonicalize(found)
+            .unwrap_or_else(|_| normalize(&cwd.join(found)));
+        let allowed = self.allowed_dirs();
+        if allowed.iter().any(|d| canonical.starts_with(d)) {
+            return Ok(canonical);
+        }
+        let shown = if name == canonical.to_string_lossy() {
+            format!("`{name}`")
+        } else {
+            format!("`{name}` (`{}`)", canonical.display())
+        };
+        let what = if import { "imported" } else { "read" };
+        let dirs: Vec<String> = allowed.iter().map(|d| d.display().to_string()).collect();
+        Err(EvalError::new(
+            Diagnostic::error(format!(
+                "{shown} is outside the directories this compile may read, so it cannot be {what}"
+            ))
+            .at(at)
+            .with_label(format!("{what} here"))
+            .note(format!("allowed directories: {}", dirs.join(", ")))
+            .hint("the person running the compile chooses them with --allow-dir DIR"),
+        ))
+    }
+
+    /// The allowed directories, canonical (links resolved where they exist).
+    fn allowed_dirs(&mut self) -> Vec<PathBuf> {
+        if let Some(a) = &self.allowed {
+            return a.clone();
+        }
+        let cwd = self.host.current_dir();
+        let dirs: Vec<PathBuf> = self
+            .opts
+            .allowed_dirs
+            .iter()
+            .map(|d| {
+                let full = normalize(&cwd.join(d));
+                self.host.canonicalize(&full).unwrap_or(full)
+            })
+            .collect();
+        self.allowed = Some(dirs.clone());
+        dirs
     }
 
     fn project_config_dir(&self, project: &str, at: Span) -> R<PathBuf> {
@@ -194,42 +592,6 @@ impl<'a> Evaluator<'a> {
         Err(EvalError::new(d))
     }
 
-    /// Loads a file found by the search; its syntax and static errors become this error.
-    pub(crate) fn load_file(&mut self, path: &Path, at: Span) -> R<FileId> {
-        let canonical = self
-            .host
-            .canonicalize(path)
-            .unwrap_or_else(|_| path.to_path_buf());
-        let display = self.display_name(&canonical);
-        let loaded = self
-            .loader
-            .load(self.host, &canonical, &display)
-            .map_err(|e| {
-                let crate::loader::LoadError::Io(e) = e;
-                EvalError::new(Diagnostic::error(format!("cannot read `{display}`: {e}")).at(at))
-            })?;
-        self.file_errors(loaded.id)?;
-        Ok(loaded.id)
-    }
-
-    /// Fails with a file's syntax and static-check errors, if it has any; reports its
-    /// `-Wdup` warnings once.
-    pub(crate) fn file_errors(&mut self, id: FileId) -> R<()> {
-        let Some(f) = self.file(id) else {
-            return Ok(());
-        };
-        if self.opts.warn_duplicates && !self.dup_reported.contains(&id) {
-            self.dup_reported.push(id);
-            self.warnings.extend(f.dup_warnings.iter().cloned());
-        }
-        if let Some((first, rest)) = f.errors.split_first() {
-            let mut e = EvalError::new(first.clone());
-            e.more = rest.to_vec();
-            return Err(e);
-        }
-        Ok(())
-    }
-
     /// How diagnostics name a file: relative to the working directory when inside it.
     pub(crate) fn display_name(&self, path: &Path) -> String {
         let cwd = self.host.current_dir();
@@ -237,6 +599,166 @@ impl<'a> Evaluator<'a> {
             Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
             _ => path.display().to_string(),
         }
+    }
+}
+
+fn is_kdbx(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("kdbx"))
+}
+
+fn join_path(inner: &str, name: &str) -> String {
+    if inner.is_empty() {
+        name.to_string()
+    } else {
+        format!("{inner}.{name}")
+    }
+}
+
+/// A KeePass title or field name as a CF2 resource name (reference §5.2): every character
+/// that cannot be in an identifier becomes `★`; an empty name is `★`; a keyword (`if`,
+/// `import`, ...) gets a `★` after it.
+pub fn keepass_name(title: &str) -> String {
+    let ok = |c: char, first: bool| {
+        c.is_ascii_alphabetic()
+            || c == '_'
+            || (!first && c.is_ascii_digit())
+            || (c as u32 >= 0x80
+                && !c.is_whitespace()
+                && !c.is_control()
+                && c != '\u{200B}'
+                && c != '\u{FEFF}')
+    };
+    let mut out: String = title
+        .chars()
+        .enumerate()
+        .map(|(i, c)| if ok(c, i == 0) { c } else { '★' })
+        .collect();
+    if out.is_empty() {
+        out.push('★');
+    }
+    if cf2_syntax::lexer::is_keyword(&out) {
+        out.push('★');
+    }
+    if !cf2_syntax::lexer::is_identifier(&out) {
+        // Whatever the lexer does not take as a name: keep ASCII letters, digits and `_`.
+        out = out
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if c.is_ascii_alphabetic() || c == '_' || (i > 0 && c.is_ascii_digit()) {
+                    c
+                } else {
+                    '★'
+                }
+            })
+            .collect();
+    }
+    out
+}
+
+/// Two members of one KeePass block may not have the same name (reference §5.2).
+fn check_unique(
+    taken: &mut Vec<(String, String)>,
+    name: &str,
+    what: &str,
+    db: &str,
+    inner: &str,
+    at: Span,
+) -> R<()> {
+    if let Some((_, first)) = taken.iter().find(|(n, _)| n == name) {
+        let place = if inner.is_empty() {
+            "at the top of the database".to_string()
+        } else {
+            format!("in `{inner}`")
+        };
+        return Err(EvalError::new(
+            Diagnostic::error(format!(
+                "the KeePass database `{db}` has two members named `{name}` {place}: {first} and {what}"
+            ))
+            .at(at)
+            .with_label("imported here")
+            .note("characters that cannot be in a resource name become `★`, so different titles can give the same name")
+            .hint("rename one of them in the database"),
+        ));
+    }
+    taken.push((name.to_string(), what.to_string()));
+    Ok(())
+}
+
+/// Does the allowed signer `allowed` name the key of `signer`? An e-mail address
+/// (`user@org` or `<user@org>`) matches the address of a user id (`Name <user@org>`, or a
+/// user id that is just the address), ignoring case; other text must be a whole user id;
+/// forty hex digits (spaces allowed, `0x` optional) are the primary key's fingerprint.
+pub fn signer_matches(allowed: &str, signer: &Signer) -> bool {
+    let allowed = allowed.trim();
+    if allowed.is_empty() {
+        return false;
+    }
+    let hex: String = allowed
+        .trim_start_matches("0x")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    if hex.len() == 40 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return hex.eq_ignore_ascii_case(&signer.fingerprint);
+    }
+    let bare = allowed
+        .strip_prefix('<')
+        .and_then(|a| a.strip_suffix('>'))
+        .unwrap_or(allowed);
+    if bare.contains('@') && !bare.contains(|c: char| c.is_whitespace() || c == '<' || c == '>') {
+        let want = bare;
+        return signer
+            .uids
+            .iter()
+            .any(|u| uid_email(u).is_some_and(|e| e.eq_ignore_ascii_case(want)));
+    }
+    signer.uids.iter().any(|u| u.trim() == allowed)
+}
+
+/// The e-mail address of a user id: inside the last `<...>`, or the whole id if it is one.
+fn uid_email(uid: &str) -> Option<&str> {
+    let uid = uid.trim();
+    if let (Some(a), Some(b)) = (uid.rfind('<'), uid.rfind('>')) {
+        if a < b {
+            return Some(uid[a + 1..b].trim());
+        }
+    }
+    if uid.contains('@') && !uid.contains(char::is_whitespace) {
+        return Some(uid);
+    }
+    None
+}
+
+fn describe_signer(s: &Signer) -> String {
+    match s.uids.first() {
+        Some(u) => format!("`{u}` (key {})", s.fingerprint),
+        None => format!("the key {}", s.fingerprint),
+    }
+}
+
+fn first_problem(sig: &Signed) -> String {
+    sig.problems
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "no signature in it can be verified".to_string())
+}
+
+/// Adds the other problems of a signature check as notes.
+fn unusable(mut d: Diagnostic, sig: &Signed) -> Diagnostic {
+    for p in sig.problems.iter().skip(1) {
+        d = d.note(p.clone());
+    }
+    d
+}
+
+fn list_or(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.len() {
+        0 => "nobody".into(),
+        1 => quoted[0].clone(),
+        n => format!("{} or {}", quoted[..n - 1].join(", "), quoted[n - 1]),
     }
 }
 
@@ -254,5 +776,71 @@ fn split_project(name: &str) -> Option<(&str, &str)> {
         Some((project, path))
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signer(uids: &[&str]) -> Signer {
+        Signer {
+            fingerprint: "0123456789ABCDEF0123456789ABCDEF01234567".into(),
+            uids: uids.iter().map(|u| u.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn keepass_names_become_identifiers() {
+        assert_eq!(keepass_name("entry-1"), "entry★1");
+        assert_eq!(keepass_name("fred"), "fred");
+        assert_eq!(keepass_name("Lab 2"), "Lab★2");
+        assert_eq!(keepass_name("2fa"), "★fa");
+        assert_eq!(keepass_name(""), "★");
+        assert_eq!(keepass_name("import"), "import★");
+        assert_eq!(keepass_name("café"), "café");
+        assert_eq!(keepass_name("a.b"), "a★b");
+        for t in ["a b", "x\u{200B}y", "\u{FEFF}", "é-è", "tab\tbed", "if"] {
+            assert!(cf2_syntax::lexer::is_identifier(&keepass_name(t)), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn signers_match_by_email_uid_or_fingerprint() {
+        let s = signer(&["Jane Doe <Jane@Example.org>", "jd@other.org"]);
+        assert!(signer_matches("jane@example.org", &s));
+        assert!(signer_matches("<jane@example.org>", &s));
+        assert!(signer_matches("jd@other.org", &s));
+        assert!(signer_matches("Jane Doe <Jane@Example.org>", &s));
+        assert!(!signer_matches("Jane Doe", &s));
+        assert!(!signer_matches("doe@example.org", &s));
+        assert!(!signer_matches("example.org", &s));
+        assert!(signer_matches(
+            "0123 4567 89ab cdef 0123 4567 89AB CDEF 0123 4567",
+            &s
+        ));
+        assert!(signer_matches(
+            "0x0123456789abcdef0123456789abcdef01234567",
+            &s
+        ));
+        assert!(!signer_matches("89ABCDEF01234567", &s));
+        assert!(!signer_matches("", &s));
+    }
+
+    #[test]
+    fn clearsigned_files_are_recognised() {
+        assert!(is_clearsigned(
+            b"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n"
+        ));
+        assert!(is_clearsigned(
+            b"\n-----BEGIN PGP SIGNED MESSAGE-----  \r\n"
+        ));
+        assert!(is_clearsigned(
+            b"A => 1\n-----BEGIN PGP SIGNED MESSAGE-----\n"
+        ));
+        assert!(!is_clearsigned(
+            b"A => '-----BEGIN PGP SIGNED MESSAGE-----'\n"
+        ));
+        assert!(!is_clearsigned(b""));
     }
 }

@@ -2,6 +2,14 @@
 //! the evaluator's arena whose members are resolved lazily, one at a time, when first read
 //! (clarifications §6). Lists record their nesting depth so no value can nest deeper than
 //! [`cf2_value::MAX_DEPTH`].
+//!
+//! A value that came from a KeePass database, or was computed from one, is a
+//! [`Val::Secret`]: it reaches the output like the value it wraps, but every message and
+//! trace shows it as `‹secret from mydb.kdbx:fred.Password›` (docs/security.md). Code that
+//! computes with values must not look through the wrapper: operators and the standard
+//! functions open it through the evaluator (`crate::secret`), which marks what they compute
+//! as secret too; anything else sees a value of the wrapped kind that it cannot read, and
+//! fails safely.
 
 use crate::model::BlockId;
 use cf2_value::Number;
@@ -21,6 +29,18 @@ pub enum Val {
     Regex(Rc<str>),
     List(Rc<List>),
     Block(BlockId),
+    /// A secret scalar (never a list, block, undefined or another secret).
+    Secret(Rc<Secret>),
+}
+
+/// A secret scalar and where it came from.
+#[derive(Debug)]
+pub struct Secret {
+    pub value: Val,
+    /// The database and entry path it came from (`mydb.kdbx:Servers.db1.Password`).
+    pub origin: Rc<str>,
+    /// True when computed from a secret (`"pw=${...}"`), not read from the database.
+    pub derived: bool,
 }
 
 #[derive(Debug)]
@@ -43,6 +63,18 @@ impl Val {
         matches!(self, Val::Undef)
     }
 
+    /// The value a secret wraps (for its kind); any other value itself.
+    pub fn plain(&self) -> &Val {
+        match self {
+            Val::Secret(s) => &s.value,
+            other => other,
+        }
+    }
+
+    pub fn is_secret(&self) -> bool {
+        matches!(self, Val::Secret(_))
+    }
+
     pub fn depth(&self) -> usize {
         match self {
             Val::List(l) => l.depth,
@@ -62,6 +94,7 @@ impl Val {
             Val::Regex(_) => "regex",
             Val::List(_) => "list",
             Val::Block(_) => "block",
+            Val::Secret(s) => s.value.type_name(),
         }
     }
 
@@ -75,10 +108,12 @@ impl Val {
             Val::Regex(_) => "a regex",
             Val::List(_) => "a list",
             Val::Block(_) => "a block",
+            Val::Secret(s) => s.value.kind_phrase(),
         }
     }
 
-    /// A short rendering of a scalar for messages and traces (`'fast'`, `42`, `/ab*/`).
+    /// A short rendering of a scalar for messages and traces (`'fast'`, `42`, `/ab*/`); a
+    /// secret shows only where it came from.
     pub fn describe(&self) -> String {
         match self {
             Val::Undef => "?".to_string(),
@@ -90,9 +125,23 @@ impl Val {
             Val::Num(n) => n.to_string(),
             Val::Bool(b) => b.to_string(),
             Val::Regex(r) => format!("/{r}/"),
-            Val::List(l) => format!("a list of {} elements", l.items.len()),
+            Val::List(l) => match l.items.len() {
+                0 => "an empty list".to_string(),
+                1 => "a list of 1 element".to_string(),
+                n => format!("a list of {n} elements"),
+            },
             Val::Block(_) => "a block".to_string(),
+            Val::Secret(s) => redacted(&s.origin, s.derived),
         }
+    }
+}
+
+/// How messages and traces show a secret.
+pub fn redacted(origin: &str, derived: bool) -> String {
+    if derived {
+        format!("‹secret computed from {origin}›")
+    } else {
+        format!("‹secret from {origin}›")
     }
 }
 

@@ -231,20 +231,33 @@ pub fn did_you_mean<'a>(
     best.map(|(_, c)| c)
 }
 
+/// Edit distance where swapping two neighbouring characters counts as one edit (the
+/// optimal-string-alignment distance), so `Nmae` is one edit from `Name`.
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    let at = |i: usize, j: usize| i * width + j;
+    for i in 0..=a.len() {
+        d[at(i, 0)] = i;
     }
-    prev[b.len()]
+    for j in 0..=b.len() {
+        d[at(0, j)] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[at(i - 1, j)] + 1)
+                .min(d[at(i, j - 1)] + 1)
+                .min(d[at(i - 1, j - 1)] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[at(i - 2, j - 2)] + 1);
+            }
+            d[at(i, j)] = best;
+        }
+    }
+    d[at(a.len(), b.len())]
 }
 
 #[cfg(test)]
@@ -259,5 +272,6 @@ mod tests {
             Some("Services")
         );
         assert_eq!(did_you_mean("zzz", ["VW", "Services"]), None);
+        assert_eq!(did_you_mean("Nmae", ["Name", "Other"]), Some("Name"));
     }
 }

@@ -11,12 +11,22 @@
 //! ```
 
 mod os_host;
+mod secured;
 
+pub use cf2_eval::external::{
+    Arg, CallContext, Function, FunctionProvider, Location, Mutation, NativeFunction, ParamType,
+    Unevaluated,
+};
 pub use cf2_eval::{Host, Loader, MemoryHost, Options};
 pub use cf2_output::Format;
 pub use cf2_syntax::{Diagnostic, Severity};
 pub use cf2_value::{Block, Number, Value};
 pub use os_host::OsHost;
+pub use secured::Secured;
+
+/// Security settings and the gpg / KeePass back end (docs/security.md).
+pub use cf2_eval::host::{HostError, KeePassEntry, KeePassGroup, Signed, Signer};
+pub use cf2_security::{Gpg, KeePass, Security, Settings as SecuritySettings};
 
 use cf2_eval::Main;
 use std::fmt;
@@ -43,6 +53,12 @@ impl Compiler {
         Compiler::with_host(OsHost)
     }
 
+    /// A compiler reading the real file system, with explicit security settings: the gpg
+    /// keyring and signing key, and where KeePass passwords come from.
+    pub fn with_security(settings: SecuritySettings) -> Compiler {
+        Compiler::with_host(Secured::new(OsHost, Security::new(settings)))
+    }
+
     /// A compiler with its own host (for example a [`MemoryHost`] in tests).
     pub fn with_host(host: impl Host + 'static) -> Compiler {
         Compiler {
@@ -59,6 +75,22 @@ impl Compiler {
     /// Output private resources too (`-p`).
     pub fn include_private(mut self, yes: bool) -> Compiler {
         self.options.include_private = yes;
+        self
+    }
+
+    /// Registers a custom function written in Rust (docs/functions.md): callable as
+    /// `name(...)` from configurations, and as `X ~(name)> value` if it is a mutation
+    /// function. Standard function names cannot be taken.
+    pub fn register_function(mut self, f: impl Function + 'static) -> Compiler {
+        self.options.functions.register(Arc::new(f));
+        self
+    }
+
+    /// Adds a source of custom functions, such as `cf2_lua::LuaFunctions` (Lua modules on
+    /// a function path). Registered functions come first, then providers in the order
+    /// they were added.
+    pub fn add_functions(mut self, provider: impl FunctionProvider + 'static) -> Compiler {
+        self.options.functions.add_provider(Arc::new(provider));
         self
     }
 

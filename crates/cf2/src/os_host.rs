@@ -1,4 +1,5 @@
-//! The real host: the operating system's file system, environment, clock and resolver.
+//! The real host: the operating system's file system, environment, clock and resolver,
+//! and gpg and KeePass with the default security settings (`crate::secured`).
 
 use cf2_eval::Host;
 use std::io;
@@ -42,5 +43,21 @@ impl Host for OsHost {
 
     fn now(&self) -> SystemTime {
         SystemTime::now()
+    }
+
+    fn verify_signed(
+        &self,
+        _path: &Path,
+        data: &[u8],
+    ) -> Result<cf2_eval::host::Signed, cf2_eval::host::HostError> {
+        crate::secured::default_security().verify_signed(data)
+    }
+
+    fn open_keepass(
+        &self,
+        path: &Path,
+        data: &[u8],
+    ) -> Result<cf2_eval::host::KeePassGroup, cf2_eval::host::HostError> {
+        crate::secured::default_security().open_keepass(path, data)
     }
 }

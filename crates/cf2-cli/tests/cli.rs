@@ -1,0 +1,394 @@
+//! Command-line behaviour that the case format of `tests/cases` cannot express: exit status 2
+//! for a wrong command line, the exact text on standard output, several input files.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn cf2(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cf2"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CF2PATH")
+        .env_remove("CF2PROJECTS")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("cf2 runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A temporary folder holding `main.cf2` with `source`.
+fn project(source: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    fs::write(dir.path().join("main.cf2"), source).expect("write main.cf2");
+    dir
+}
+
+#[track_caller]
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "exit status\n--- stdout\n{}--- stderr\n{}",
+        stdout(o),
+        stderr(o)
+    );
+}
+
+/// Exit 2, nothing on stdout, a message on stderr, and no file written in `dir` but main.cf2.
+#[track_caller]
+fn assert_usage_error(dir: &Path, o: &Output, message: &str) {
+    assert_exit(o, 2);
+    assert_eq!(
+        stdout(o),
+        "",
+        "a wrong command line prints no configuration"
+    );
+    assert!(
+        stderr(o).to_lowercase().contains(&message.to_lowercase()),
+        "stderr lacks {message:?}:\n{}",
+        stderr(o)
+    );
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["main.cf2"], "a wrong command line writes no file");
+}
+
+const SIMPLE: &str = "A => 1\nB => \"s\"\nL => [x, 2]\n";
+
+#[test]
+fn no_file_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile"]);
+    assert_usage_error(dir.path(), &o, "<FILE>");
+}
+
+#[test]
+fn no_subcommand_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &[]);
+    assert_exit(&o, 2);
+}
+
+#[test]
+fn unknown_output_extension_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "x.unknownext"]);
+    assert_usage_error(dir.path(), &o, "unknown format `unknownext`");
+}
+
+#[test]
+fn output_name_without_extension_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "noextension"]);
+    assert_exit(&o, 2);
+    assert!(!dir.path().join("noextension").exists());
+}
+
+#[test]
+fn unknown_output_extension_after_a_good_one_writes_nothing() {
+    let dir = project(SIMPLE);
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "-o", "good.json", "-o", "bad.xml"],
+    );
+    assert_usage_error(dir.path(), &o, "xml");
+}
+
+#[test]
+fn unknown_debug_option_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-Dfoo"]);
+    assert_usage_error(dir.path(), &o, "foo");
+}
+
+#[test]
+fn unknown_warning_option_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-Wall"]);
+    assert_usage_error(dir.path(), &o, "all");
+}
+
+#[test]
+fn unknown_option_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2", "--frobnicate"]);
+    assert_usage_error(dir.path(), &o, "--frobnicate");
+}
+
+#[test]
+fn unknown_out_dir_format_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "--out-dir", "out", "--format", "xml"],
+    );
+    assert_usage_error(dir.path(), &o, "xml");
+}
+
+#[test]
+fn project_without_equals_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "--project", "noequals"],
+    );
+    assert_usage_error(dir.path(), &o, "NAME=DIR");
+}
+
+#[test]
+fn output_and_out_dir_together_are_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "-o", "a.json", "--out-dir", "out"],
+    );
+    assert_usage_error(dir.path(), &o, "--out-dir");
+}
+
+#[test]
+fn several_files_need_out_dir() {
+    let dir = project(SIMPLE);
+    fs::write(dir.path().join("other.cf2"), "X => 1\n").unwrap();
+    let o = cf2(dir.path(), &["compile", "main.cf2", "other.cf2"]);
+    assert_exit(&o, 2);
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).contains("--out-dir"), "{}", stderr(&o));
+}
+
+#[test]
+fn help_and_version_exit_zero() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "--help"]);
+    assert_exit(&o, 0);
+    assert!(
+        stdout(&o).contains("-Wdup") || stdout(&o).contains("-W"),
+        "{}",
+        stdout(&o)
+    );
+    let o = cf2(dir.path(), &["--version"]);
+    assert_exit(&o, 0);
+    assert!(stdout(&o).starts_with("cf2 "), "{}", stdout(&o));
+}
+
+#[test]
+fn missing_main_file_is_a_configuration_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "nope.cf2"]);
+    assert_exit(&o, 1);
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).contains("nope.cf2"), "{}", stderr(&o));
+}
+
+#[test]
+fn default_output_is_cf2_on_stdout() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "A => 1\nB => \"s\"\nL => [x, 2]\n");
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn dash_is_cf2_on_stdout() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "-"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "A => 1\nB => \"s\"\nL => [x, 2]\n");
+}
+
+#[test]
+fn dash_with_extension_picks_the_format() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "-.json"]);
+    assert_exit(&o, 0);
+    assert_eq!(
+        stdout(&o),
+        "{\n  \"A\": 1,\n  \"B\": \"s\",\n  \"L\": [\n    \"x\",\n    2\n  ]\n}\n"
+    );
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "-.yaml"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "A: 1\nB: s\nL:\n  - x\n  - 2\n");
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "-.pl"]);
+    assert_exit(&o, 0);
+    assert_eq!(
+        stdout(&o),
+        "use utf8;\n+{\n  'A' => 1,\n  'B' => 's',\n  'L' => ['x', 2],\n};\n"
+    );
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "-.toml"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "A = 1\nB = \"s\"\nL = [\"x\", 2]\n");
+}
+
+#[test]
+fn subtree_on_stdout() {
+    let dir = project("Web => { Port => 80 }\n");
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "-o", "-.json:Web.Port"],
+    );
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "80\n");
+}
+
+#[test]
+fn failed_compile_prints_no_configuration() {
+    let dir = project("A => 1\nB => fail('no')\n");
+    for args in [
+        &["compile", "main.cf2"][..],
+        &["compile", "main.cf2", "-o", "-.json", "-o", "x.json"],
+    ] {
+        let o = cf2(dir.path(), args);
+        assert_exit(&o, 1);
+        assert_eq!(stdout(&o), "");
+        assert!(
+            stderr(&o).starts_with("main.cf2:2:6: error: no"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!dir.path().join("x.json").exists());
+    }
+}
+
+#[test]
+fn a_failed_output_writes_no_other_output() {
+    let dir = project("A => 1\nL => [1]\n");
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile", "main.cf2", "-o", "a.json", "-o", "-.json", "-o", "x.toml:L",
+        ],
+    );
+    assert_exit(&o, 1);
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).contains("TOML"), "{}", stderr(&o));
+    assert!(!dir.path().join("a.json").exists());
+    assert!(!dir.path().join("x.toml").exists());
+}
+
+#[test]
+fn unwritable_output_is_an_error_naming_the_file() {
+    let dir = project(SIMPLE);
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "-o", "no/such/dir/x.json"],
+    );
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("no/such/dir/x.json"), "{}", stderr(&o));
+}
+
+#[test]
+fn warnings_and_trace_go_to_stderr_only() {
+    let dir = project("A => 1\nA => 1\nwarn(careful)\n");
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "-Wdup", "-Deval", "-o", "-.json"],
+    );
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "{\n  \"A\": 1\n}\n");
+    let err = stderr(&o);
+    assert!(err.contains("main.cf2:3:1: warning: careful"), "{err}");
+    assert!(
+        err.contains("main.cf2:2:1: warning: duplicate definition of `A`"),
+        "{err}"
+    );
+    assert!(err.contains("main.cf2:1:1"), "{err}");
+}
+
+#[test]
+fn duplicates_are_not_reported_without_wdup() {
+    let dir = project("A => 1\nA => 1\n");
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "-.json"]);
+    assert_exit(&o, 0);
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn out_dir_compiles_every_file() {
+    let dir = project(SIMPLE);
+    fs::write(dir.path().join("other.cf2"), "X => [1]\n").unwrap();
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile",
+            "main.cf2",
+            "other.cf2",
+            "--out-dir",
+            "out",
+            "--format",
+            "yaml",
+        ],
+    );
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "");
+    let out = dir.path().join("out");
+    assert_eq!(
+        fs::read_to_string(out.join("main.yaml")).unwrap(),
+        "A: 1\nB: s\nL:\n  - x\n  - 2\n"
+    );
+    assert_eq!(
+        fs::read_to_string(out.join("other.yaml")).unwrap(),
+        "X:\n  - 1\n"
+    );
+}
+
+#[test]
+fn out_dir_failure_is_exit_1_and_keeps_the_good_outputs() {
+    let dir = project(SIMPLE);
+    fs::write(dir.path().join("bad.cf2"), "B => fail(boom)\n").unwrap();
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "bad.cf2", "--out-dir", "out"],
+    );
+    assert_exit(&o, 1);
+    assert!(
+        stderr(&o).contains("bad.cf2:1:6: error: boom"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(dir.path().join("out/main.json").exists());
+    assert!(!dir.path().join("out/bad.json").exists());
+}
+
+#[test]
+fn diagnostics_start_with_file_line_column() {
+    let dir = project("A => 1\nB => $Nope\n");
+    let o = cf2(dir.path(), &["compile", "main.cf2"]);
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    let first = err.lines().next().unwrap_or_default();
+    assert!(first.starts_with("main.cf2:2:7: error: "), "{err}");
+    assert!(
+        err.contains("B => $Nope"),
+        "the excerpt shows the source line: {err}"
+    );
+}
+
+#[test]
+fn main_file_in_another_directory() {
+    let dir = project("");
+    fs::create_dir(dir.path().join("site")).unwrap();
+    fs::write(
+        dir.path().join("site/main.cf2"),
+        "A => import(lib)\nT => read(topdir() ++ '/t.txt')\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("site/lib.cf2"), "X => 1\n").unwrap();
+    fs::write(dir.path().join("site/t.txt"), "top").unwrap();
+    let o = cf2(dir.path(), &["compile", "site/main.cf2", "-o", "-.json"]);
+    assert_exit(&o, 0);
+    assert_eq!(
+        stdout(&o),
+        "{\n  \"A\": {\n    \"X\": 1\n  },\n  \"T\": \"top\"\n}\n"
+    );
+}

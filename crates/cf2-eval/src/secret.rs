@@ -1,0 +1,190 @@
+//! Secrets (docs/security.md §"Secrets stay secret"): values that came from a KeePass
+//! database are [`Val::Secret`]s. They reach the output like the values they wrap, but
+//! messages, warnings and `-Deval` traces show them as `‹secret from mydb.kdbx:fred.Password›`.
+//!
+//! Taint is explicit data flow:
+//! - operators (`crate::ops`) and interpolation (`crate::expr`) compute with the wrapped
+//!   values and mark their result secret when an operand was; their type errors describe the
+//!   operands wrapped, so they stay redacted;
+//! - a function call (standard or custom) is a boundary: its arguments are *opened* (the
+//!   wrappers removed, each secret noted in a [`Taint`] record) as they are evaluated, and
+//!   the result is marked secret if anything was opened. An error or warning the call made
+//!   is scrubbed of the texts it opened (`fail("bad ${pw}")`). `typeof()` and `defined()`
+//!   read only the kind of a value and need not open it;
+//! - mutation functions (`~(max)>` ...) are a boundary in the same way;
+//! - a condition reads the boolean inside a secret; the branch taken is not secret (implicit
+//!   flow is not tracked, see docs/security.md).
+//!
+//! Names (entry titles, group names) are never secret: they are the shape of the data.
+
+use crate::error::R;
+use crate::eval::{deep, Evaluator};
+use crate::ops::scalar_text;
+use crate::val::{make_list, redacted, Secret, Val};
+use cf2_syntax::Diagnostic;
+use std::rc::Rc;
+
+/// The secrets opened while computing something.
+#[derive(Clone, Debug)]
+pub(crate) struct Taint {
+    /// Where the first of them came from (what the computed value is shown as).
+    pub origin: Rc<str>,
+    /// Their texts, for scrubbing messages.
+    pub texts: Vec<String>,
+}
+
+impl Taint {
+    fn add(&mut self, other: &Taint) {
+        for t in &other.texts {
+            if !self.texts.contains(t) {
+                self.texts.push(t.clone());
+            }
+        }
+    }
+}
+
+/// A secret computed from one that came from `origin`.
+pub(crate) fn mark(v: Val, origin: &Rc<str>) -> Val {
+    deep(|| match v {
+        Val::Undef | Val::Block(_) | Val::Secret(_) => v,
+        Val::List(l) => {
+            let items = l.items.iter().map(|x| mark(x.clone(), origin)).collect();
+            make_list(items).unwrap_or(Val::List(l))
+        }
+        scalar => Val::Secret(Rc::new(Secret {
+            value: scalar,
+            origin: origin.clone(),
+            derived: true,
+        })),
+    })
+}
+
+/// The origin of the first secret among `vals` (looking into lists).
+pub(crate) fn secret_origin<'v>(vals: impl IntoIterator<Item = &'v Val>) -> Option<Rc<str>> {
+    vals.into_iter().find_map(|v| match v {
+        Val::Secret(s) => Some(s.origin.clone()),
+        Val::List(l) => secret_origin(l.items.iter()),
+        _ => None,
+    })
+}
+
+/// Shortest secret text that is replaced inside a message; a shorter one that appears in a
+/// message withholds the whole message (replacing every `a` would spell the secret out).
+const MIN_SCRUB: usize = 4;
+
+/// Removes the texts of `taint` from a diagnostic made while they were open.
+pub(crate) fn scrub(d: &mut Diagnostic, taint: &Taint) {
+    let shown = redacted(&taint.origin, false);
+    let mut withheld = false;
+    let mut clean = |s: &mut String| {
+        for t in &taint.texts {
+            if t.is_empty() || !s.contains(t.as_str()) {
+                continue;
+            }
+            if t.chars().count() < MIN_SCRUB {
+                withheld = true;
+            } else {
+                // `'text'` as values are quoted in messages, then any other occurrence.
+                *s = s
+                    .replace(&format!("'{t}'"), &shown)
+                    .replace(t.as_str(), &shown);
+            }
+        }
+    };
+    clean(&mut d.message);
+    clean(&mut d.label);
+    for l in &mut d.labels {
+        clean(&mut l.message);
+    }
+    for n in &mut d.notes {
+        clean(n);
+    }
+    if let Some(h) = &mut d.hint {
+        clean(h);
+    }
+    if withheld {
+        d.message =
+            format!("a message made from {shown} is withheld, because it would show the secret");
+        d.label.clear();
+        for l in &mut d.labels {
+            l.message.clear();
+        }
+        d.notes.clear();
+        d.hint = None;
+    }
+}
+
+impl<'a> Evaluator<'a> {
+    /// `v` without its secret wrappers (through lists), each secret noted in the current
+    /// taint record.
+    pub(crate) fn open(&mut self, v: Val) -> Val {
+        match v {
+            Val::Secret(s) => {
+                self.note_secret(&s);
+                s.value.clone()
+            }
+            Val::List(l) if secret_origin(l.items.iter()).is_some() => {
+                let items: Vec<Val> = l.items.iter().map(|x| self.open(x.clone())).collect();
+                make_list(items).unwrap_or(Val::List(l))
+            }
+            other => other,
+        }
+    }
+
+    /// Notes that the text of a secret was read.
+    pub(crate) fn note_secret(&mut self, s: &Secret) {
+        let text = scalar_text(&s.value).unwrap_or_default();
+        match &mut self.taint {
+            Some(t) => {
+                if !t.texts.contains(&text) {
+                    t.texts.push(text);
+                }
+            }
+            None => {
+                self.taint = Some(Taint {
+                    origin: s.origin.clone(),
+                    texts: vec![text],
+                })
+            }
+        }
+    }
+
+    /// Runs `f` with a taint record of its own: its result, and the secrets it opened
+    /// (which count for the enclosing record too).
+    pub(crate) fn tainting<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> (T, Option<Taint>) {
+        let saved = self.taint.take();
+        let r = f(self);
+        let got = std::mem::replace(&mut self.taint, saved);
+        if let Some(g) = &got {
+            match &mut self.taint {
+                Some(t) => t.add(g),
+                None => self.taint = Some(g.clone()),
+            }
+        }
+        (r, got)
+    }
+
+    /// Calls a function (or runs anything else that reads values as plain data): the
+    /// values it evaluates are opened, a result computed from a secret is secret, and an
+    /// error or warning it made does not show the secret.
+    pub(crate) fn through_boundary(&mut self, f: impl FnOnce(&mut Self) -> R<Val>) -> R<Val> {
+        let warnings = self.warnings.len();
+        let open = std::mem::replace(&mut self.open_results, true);
+        let (r, taint) = self.tainting(f);
+        self.open_results = open;
+        let Some(taint) = taint else { return r };
+        for w in self.warnings.iter_mut().skip(warnings) {
+            scrub(w, &taint);
+        }
+        match r {
+            Ok(v) => Ok(mark(v, &taint.origin)),
+            Err(mut e) => {
+                scrub(&mut e.diag, &taint);
+                for d in &mut e.more {
+                    scrub(d, &taint);
+                }
+                Err(e)
+            }
+        }
+    }
+}

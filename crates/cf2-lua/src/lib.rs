@@ -1,0 +1,707 @@
+//! Custom CF2 functions written in Lua (reference §3.12, §4.3, §6; docs/functions.md).
+//!
+//! [`LuaFunctions`] is a [`FunctionProvider`] over a *function path*: the function `name`
+//! is the module `NAME.lua` (file names compared case-insensitively) in the first
+//! directory of the path that has one. A module returns a table:
+//!
+//! ```lua
+//! return {
+//!   proto = { "NUMBER", "NUMBER|STRING" },      -- argument types (§6.1)
+//!   eval = function(args, ctx) return args[1] + 1 end,
+//!   mutate = function(top, lower, ctx) ... end, -- optional: X ~(name)> value (§6.2)
+//!   commutative = true,                         -- with mutate
+//! }
+//! ```
+//!
+//! Each module runs in its own Lua 5.4 state (one per thread that calls it), sandboxed:
+//! no files, processes, network, clock or randomness ([`prelude.lua`](../src/prelude.lua)),
+//! a bounded number of instructions per call and bounded memory ([`Limits`]). A module
+//! that breaks a limit fails the compile with a clear error at the call instead of hanging
+//! it.
+
+mod convert;
+mod pattern;
+
+use cf2_eval::external::{
+    Arg, CallContext, Function, FunctionProvider, Mutation, ParamType, Unevaluated,
+};
+use cf2_value::Value;
+use convert::Marks;
+use mlua::chunk::ChunkMode;
+use mlua::{HookTriggers, Lua, LuaOptions, StdLib, VmState};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
+
+const PRELUDE: &str = include_str!("prelude.lua");
+
+/// How often (in Lua instructions) the instruction count is checked.
+const HOOK_STEP: u32 = 1000;
+
+/// The limits of the sandbox.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Lua instructions one call may run (counting what nested calls run). Loading a module
+    /// has the same allowance.
+    pub instructions: u64,
+    /// Bytes one module's Lua state may hold (per thread that uses it).
+    pub memory: usize,
+    /// The estimated worst-case number of steps a pattern match (`string.find`, `match`,
+    /// `gmatch`, `gsub`) may take; a longer one is refused before it starts.
+    pub pattern_steps: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            instructions: 100_000_000,
+            memory: 64 * 1024 * 1024,
+            pattern_steps: 1_000_000_000,
+        }
+    }
+}
+
+/// Lua modules on a function path (`-F DIR:DIR`, `CF2_FUNCTION_PATH`).
+pub struct LuaFunctions {
+    dirs: Vec<PathBuf>,
+    limits: Limits,
+    /// Modules by lower-case name (`None`: not on the path), loaded once.
+    modules: Mutex<HashMap<String, Option<Result<Arc<LuaModule>, String>>>>,
+}
+
+/// Names that standard functions and mutation functions own: a module with one of these
+/// names would never be called.
+fn reserved(name: &str) -> bool {
+    cf2_eval::STANDARD_FUNCTIONS.contains(&name) || cf2_eval::STANDARD_MUTATORS.contains(&name)
+}
+
+impl LuaFunctions {
+    /// The modules in `dirs`, searched in order.
+    pub fn new(dirs: Vec<PathBuf>) -> LuaFunctions {
+        LuaFunctions {
+            dirs,
+            limits: Limits::default(),
+            modules: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The directories of a colon-separated path (`a:b:c`); empty entries are skipped.
+    pub fn parse_path(path: &str) -> Vec<PathBuf> {
+        path.split(':')
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect()
+    }
+
+    pub fn with_limits(mut self, limits: Limits) -> LuaFunctions {
+        self.limits = limits;
+        self
+    }
+
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
+    }
+
+    /// The module file for `name` (lower case): the first directory with `NAME.lua` (any
+    /// case) wins; two files differing only in case in one directory are an error.
+    fn find_file(&self, name: &str) -> Result<Option<PathBuf>, String> {
+        let want = format!("{name}.lua");
+        for dir in &self.dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let mut found: Vec<String> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|f| f.to_lowercase() == want)
+                .collect();
+            found.sort();
+            match found.as_slice() {
+                [] => continue,
+                [one] => return Ok(Some(dir.join(one))),
+                [a, b, ..] => {
+                    return Err(format!(
+                        "`{}` has two modules for `{name}`: {a} and {b} (function names are case-insensitive)",
+                        dir.display()
+                    ))
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl FunctionProvider for LuaFunctions {
+    fn function(&self, name: &str) -> Option<Result<Arc<dyn Function>, String>> {
+        let name = name.to_lowercase();
+        if reserved(&name) {
+            return None;
+        }
+        let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = modules.entry(name.clone()).or_insert_with(|| {
+            match self.find_file(&name) {
+                Ok(None) => None,
+                Ok(Some(path)) => Some(LuaModule::load(&name, &path, self.limits).map(Arc::new)),
+                Err(e) => Some(Err(e)),
+            }
+        });
+        entry
+            .clone()
+            .map(|r| r.map(|m| m as Arc<dyn Function>))
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for dir in &self.dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for e in entries.filter_map(Result::ok) {
+                let file = e.file_name().to_string_lossy().to_lowercase();
+                if let Some(stem) = file.strip_suffix(".lua") {
+                    if !reserved(stem) && !names.iter().any(|n| n == stem) {
+                        names.push(stem.to_string());
+                    }
+                }
+            }
+        }
+        names
+    }
+}
+
+/// Instructions spent by the current outermost call of one Lua state.
+struct Budget {
+    used: AtomicU64,
+    /// Set when the limit is reached; `pcall` then re-raises.
+    spent: AtomicBool,
+    /// Calls into this state in progress (a module can be re-entered through
+    /// `ctx:lookup`); the count is reset only when the outermost one starts.
+    depth: AtomicU32,
+    limit: u64,
+}
+
+impl Budget {
+    fn exceeded_message(&self) -> String {
+        format!(
+            "the function ran for more than {} Lua instructions, the limit (an endless loop?)",
+            self.limit
+        )
+    }
+}
+
+/// Entering a Lua state: resets the budget for an outermost call.
+struct Enter<'b>(&'b Budget);
+
+impl<'b> Enter<'b> {
+    fn new(b: &'b Budget) -> Enter<'b> {
+        if b.depth.fetch_add(1, Ordering::SeqCst) == 0 {
+            b.used.store(0, Ordering::SeqCst);
+            b.spent.store(false, Ordering::SeqCst);
+        }
+        Enter(b)
+    }
+}
+
+impl Drop for Enter<'_> {
+    fn drop(&mut self) {
+        self.0.depth.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// One Lua state running one module.
+struct State {
+    lua: Lua,
+    eval: Option<mlua::Function>,
+    mutate: Option<mlua::Function>,
+    marks: Marks,
+    budget: Arc<Budget>,
+}
+
+/// What the module's table declares.
+struct Declared {
+    params: Vec<ParamType>,
+    mutation: Option<Mutation>,
+    has_eval: bool,
+}
+
+/// A Lua module, loaded: one [`Function`].
+pub struct LuaModule {
+    name: String,
+    /// The module file as named in messages.
+    display: String,
+    source: String,
+    limits: Limits,
+    params: Vec<ParamType>,
+    mutation: Option<Mutation>,
+    has_eval: bool,
+    /// One state per thread, so that threads never wait on each other.
+    states: Mutex<HashMap<ThreadId, Arc<State>>>,
+}
+
+impl LuaModule {
+    /// Loads the module at `path` as the function `name`.
+    pub fn load(name: &str, path: &Path, limits: Limits) -> Result<LuaModule, String> {
+        let display = path.display().to_string();
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read `{display}`: {e}"))?;
+        let source = String::from_utf8(bytes)
+            .map_err(|_| format!("`{display}` is not UTF-8 text"))?;
+        Self::from_source(name, &display, &source, limits)
+    }
+
+    /// A module from its text; `display` names it in messages.
+    pub fn from_source(
+        name: &str,
+        display: &str,
+        source: &str,
+        limits: Limits,
+    ) -> Result<LuaModule, String> {
+        let (state, declared) = new_state(display, source, limits)?;
+        let states = HashMap::from([(std::thread::current().id(), Arc::new(state))]);
+        Ok(LuaModule {
+            name: name.to_lowercase(),
+            display: display.to_string(),
+            source: source.to_string(),
+            limits,
+            params: declared.params,
+            mutation: declared.mutation,
+            has_eval: declared.has_eval,
+            states: Mutex::new(states),
+        })
+    }
+
+    fn state(&self) -> Result<Arc<State>, String> {
+        let id = std::thread::current().id();
+        let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = states.get(&id) {
+            return Ok(s.clone());
+        }
+        let (state, _) = new_state(&self.display, &self.source, self.limits)?;
+        let state = Arc::new(state);
+        states.insert(id, state.clone());
+        Ok(state)
+    }
+
+    /// Runs `f` in this thread's state with the call's context reachable from Lua.
+    fn run(
+        &self,
+        cx: &mut dyn CallContext,
+        handles: Vec<Unevaluated>,
+        f: impl FnOnce(&State, mlua::Table) -> mlua::Result<mlua::Value>,
+    ) -> Result<Option<Value>, String> {
+        let state = self.state()?;
+        let _enter = Enter::new(&state.budget);
+        let lua = &state.lua;
+        let cx = std::cell::RefCell::new(cx);
+        let result = lua.scope(|scope| {
+            let dispatch = scope.create_function(|lua, (op, x): (u8, mlua::Value)| {
+                let mut cx = cx
+                    .try_borrow_mut()
+                    .map_err(|_| mlua::Error::runtime("the call's context is busy"))?;
+                match op {
+                    1 => {
+                        let path = match &x {
+                            mlua::Value::String(s) => s.to_string_lossy(),
+                            _ => return Err(mlua::Error::runtime("ctx:lookup needs a path such as 'Web.Ports'")),
+                        };
+                        let v = cx.lookup(&path).map_err(mlua::Error::runtime)?;
+                        state.marks.to_lua(lua, v.as_ref())
+                    }
+                    2 => {
+                        let message = match &x {
+                            mlua::Value::String(s) => s.to_string_lossy(),
+                            _ => String::new(),
+                        };
+                        cx.warn(&message);
+                        Ok(mlua::Value::Nil)
+                    }
+                    3 => {
+                        let i = match x {
+                            mlua::Value::Integer(i) => i,
+                            _ => 0,
+                        };
+                        let Some(h) = usize::try_from(i - 1).ok().and_then(|i| handles.get(i))
+                        else {
+                            return Err(mlua::Error::runtime("not an argument of this call"));
+                        };
+                        let v = cx.evaluate(h).map_err(mlua::Error::runtime)?;
+                        state.marks.to_lua(lua, v.as_ref())
+                    }
+                    _ => Err(mlua::Error::runtime("unknown context operation")),
+                }
+            })?;
+            let ctx = {
+                let cx = cx.borrow();
+                let loc = cx.location();
+                let t = lua.create_table_with_capacity(0, 7)?;
+                t.raw_set("name", cx.name())?;
+                t.raw_set("file", loc.file)?;
+                t.raw_set("line", loc.line)?;
+                t.raw_set("column", loc.column)?;
+                t.raw_set("resource", cx.resource())?;
+                t.raw_set("_d", dispatch)?;
+                t.set_metatable(Some(state.marks.ctx.clone()))?;
+                t
+            };
+            let v = f(&state, ctx)?;
+            state.marks.from_lua(v).map_err(|e| {
+                mlua::Error::runtime(format!("{}: the function returned {e}", self.display))
+            })
+        });
+        result.map_err(|e| self.message(&state, &e))
+    }
+
+    /// A Lua error as a message for the compile's diagnostic.
+    fn message(&self, state: &State, e: &mlua::Error) -> String {
+        if state.budget.spent.load(Ordering::SeqCst) {
+            let m = error_text(e);
+            if m.contains(&state.budget.exceeded_message()) {
+                return m;
+            }
+            return format!("{}: {}", self.display, state.budget.exceeded_message());
+        }
+        match root_cause(e) {
+            mlua::Error::MemoryError(_) => format!(
+                "{}: the module used more than {} of memory, the limit",
+                self.display,
+                mebibytes(self.limits.memory)
+            ),
+            _ => {
+                // Lua puts FILE:LINE: before a message raised in the module, but not where
+                // no line is known (a tail call, an error raised by cf2 itself).
+                let text = error_text(e);
+                if text.starts_with(&format!("{}:", self.display)) || text.starts_with("...") {
+                    text
+                } else {
+                    format!("{}: {text}", self.display)
+                }
+            }
+        }
+    }
+}
+
+fn mebibytes(bytes: usize) -> String {
+    if bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0 {
+        format!("{} MiB", bytes / (1024 * 1024))
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+fn root_cause(e: &mlua::Error) -> &mlua::Error {
+    match e {
+        mlua::Error::CallbackError { cause, .. } => root_cause(cause),
+        mlua::Error::WithContext { cause, .. } => root_cause(cause),
+        other => other,
+    }
+}
+
+/// The message of a Lua error, without mlua's traceback.
+fn error_text(e: &mlua::Error) -> String {
+    let text = match root_cause(e) {
+        mlua::Error::RuntimeError(m) => m.clone(),
+        mlua::Error::SyntaxError { message, .. } => message.clone(),
+        mlua::Error::MemoryError(m) => m.clone(),
+        mlua::Error::ExternalError(x) => x.to_string(),
+        other => other.to_string(),
+    };
+    match text.find("\nstack traceback:") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// A new sandboxed state with the module loaded.
+fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Declared), String> {
+    let fail = |e: mlua::Error| format!("cannot start Lua for `{display}`: {}", error_text(&e));
+    let lua = Lua::new_with(
+        StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8,
+        LuaOptions::new(),
+    )
+    .map_err(fail)?;
+    let budget = Arc::new(Budget {
+        used: AtomicU64::new(0),
+        spent: AtomicBool::new(false),
+        depth: AtomicU32::new(0),
+        limit: limits.instructions,
+    });
+    let _enter = Enter::new(&budget);
+    let hook_budget = budget.clone();
+    lua.set_global_hook(
+        HookTriggers::new().every_nth_instruction(HOOK_STEP),
+        move |_, debug| {
+            let b = &hook_budget;
+            let used = b.used.fetch_add(u64::from(HOOK_STEP), Ordering::SeqCst)
+                + u64::from(HOOK_STEP);
+            if used <= b.limit {
+                return Ok(VmState::Continue);
+            }
+            b.spent.store(true, Ordering::SeqCst);
+            let src = debug.source();
+            let place = match (src.short_src.as_deref(), debug.current_line()) {
+                (Some(s), Some(l)) => format!("{s}:{l}: "),
+                _ => String::new(),
+            };
+            Err(mlua::Error::runtime(format!("{place}{}", b.exceeded_message())))
+        },
+    )
+    .map_err(fail)?;
+    let check_budget = budget.clone();
+    let budget_check = lua
+        .create_function(move |_, ()| {
+            if check_budget.spent.load(Ordering::SeqCst) {
+                Err(mlua::Error::runtime(check_budget.exceeded_message()))
+            } else {
+                Ok(())
+            }
+        })
+        .map_err(fail)?;
+    let max_steps = limits.pattern_steps;
+    let pattern_check = lua
+        .create_function(move |_, (s, p): (mlua::Value, mlua::Value)| {
+            // The message, if the match is refused (the prelude raises it in the caller).
+            if let (mlua::Value::String(s), mlua::Value::String(p)) = (&s, &p) {
+                let steps = pattern::cost(&s.as_bytes(), &p.as_bytes());
+                if steps > max_steps {
+                    return Ok(Some(format!(
+                        "the pattern '{}' could take too long on text of {} bytes: refused (at most {max_steps} steps)",
+                        p.to_string_lossy(),
+                        s.as_bytes().len()
+                    )));
+                }
+            }
+            Ok(None)
+        })
+        .map_err(fail)?;
+    let marks: mlua::Table = lua
+        .load(PRELUDE)
+        .set_name("=cf2 sandbox")
+        .set_mode(ChunkMode::Text)
+        .call((budget_check, pattern_check))
+        .map_err(fail)?;
+    let marks = Marks::new(&marks).map_err(fail)?;
+    lua.set_memory_limit(limits.memory).map_err(fail)?;
+
+    let module: mlua::Value = lua
+        .load(source)
+        .set_name(format!("@{display}"))
+        .set_mode(ChunkMode::Text)
+        .eval()
+        .map_err(|e| {
+            if budget.spent.load(Ordering::SeqCst) {
+                format!("{display}: {} while loading", budget.exceeded_message())
+            } else if let mlua::Error::MemoryError(_) = root_cause(&e) {
+                format!(
+                    "{display}: the module used more than {} of memory while loading, the limit",
+                    mebibytes(limits.memory)
+                )
+            } else {
+                error_text(&e)
+            }
+        })?;
+    let (declared, eval, mutate) = declare(display, module)?;
+    drop(_enter);
+    Ok((
+        State {
+            lua,
+            eval,
+            mutate,
+            marks,
+            budget,
+        },
+        declared,
+    ))
+}
+
+const FIELDS: &str = "proto, eval, mutate, commutative, description";
+
+/// Reads and checks the table a module returns.
+fn declare(
+    display: &str,
+    module: mlua::Value,
+) -> Result<(Declared, Option<mlua::Function>, Option<mlua::Function>), String> {
+    let mlua::Value::Table(t) = module else {
+        return Err(format!(
+            "{display}: the module must return a table with `proto` and `eval` (see docs/functions.md), not {}",
+            module.type_name()
+        ));
+    };
+    let err = |m: String| format!("{display}: {m}");
+    for pair in t.pairs::<mlua::Value, mlua::Value>() {
+        let (k, _) = pair.map_err(|e| err(error_text(&e)))?;
+        let key = match &k {
+            mlua::Value::String(s) => s.to_string_lossy(),
+            other => format!("{other:?}"),
+        };
+        if !FIELDS.split(", ").any(|f| f == key) {
+            return Err(err(format!(
+                "the module's table has an unknown field `{key}` (expected {FIELDS})"
+            )));
+        }
+    }
+    let function = |field: &str| -> Result<Option<mlua::Function>, String> {
+        match t.raw_get::<mlua::Value>(field).map_err(|e| err(error_text(&e)))? {
+            mlua::Value::Nil => Ok(None),
+            mlua::Value::Function(f) => Ok(Some(f)),
+            other => Err(err(format!(
+                "`{field}` must be a function, not {}",
+                other.type_name()
+            ))),
+        }
+    };
+    let eval = function("eval")?;
+    let mutate = function("mutate")?;
+    if eval.is_none() && mutate.is_none() {
+        return Err(err(
+            "the module defines neither `eval` nor `mutate`".to_string()
+        ));
+    }
+    let mut params = Vec::new();
+    match t.raw_get::<mlua::Value>("proto").map_err(|e| err(error_text(&e)))? {
+        mlua::Value::Nil if eval.is_some() => {
+            return Err(err(
+                "the module has no `proto` (the argument types, e.g. proto = { \"NUMBER\", \"NUMBER\" })"
+                    .to_string(),
+            ))
+        }
+        mlua::Value::Nil => {}
+        mlua::Value::Table(p) => {
+            let n = p.raw_len();
+            for i in 1..=n {
+                let v: mlua::Value = p.raw_get(i).map_err(|e| err(error_text(&e)))?;
+                let mlua::Value::String(s) = v else {
+                    return Err(err(format!(
+                        "`proto[{i}]` must be text such as \"NUMBER|STRING\", not {}",
+                        v.type_name()
+                    )));
+                };
+                let ty = ParamType::parse(&s.to_string_lossy())
+                    .map_err(|m| err(format!("`proto[{i}]`: {m}")))?;
+                params.push(ty);
+            }
+            if p.pairs::<mlua::Value, mlua::Value>().count() != n {
+                return Err(err(
+                    "`proto` must be a list of argument types".to_string()
+                ));
+            }
+        }
+        other => {
+            return Err(err(format!(
+                "`proto` must be a list of argument types, not {}",
+                other.type_name()
+            )))
+        }
+    }
+    let commutative = match t
+        .raw_get::<mlua::Value>("commutative")
+        .map_err(|e| err(error_text(&e)))?
+    {
+        mlua::Value::Nil => false,
+        mlua::Value::Boolean(b) => b,
+        other => {
+            return Err(err(format!(
+                "`commutative` must be true or false, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    if commutative && mutate.is_none() {
+        return Err(err(
+            "`commutative` is set but the module has no `mutate` function".to_string(),
+        ));
+    }
+    let declared = Declared {
+        params,
+        mutation: mutate.as_ref().map(|_| Mutation { commutative }),
+        has_eval: eval.is_some(),
+    };
+    Ok((declared, eval, mutate))
+}
+
+impl Function for LuaModule {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn params(&self) -> &[ParamType] {
+        &self.params
+    }
+
+    fn callable(&self) -> bool {
+        self.has_eval
+    }
+
+    fn call(&self, cx: &mut dyn CallContext, args: Vec<Arg>) -> Result<Option<Value>, String> {
+        let handles: Vec<Unevaluated> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Unevaluated(u) => Some(u.clone()),
+                Arg::Value(_) => None,
+            })
+            .collect();
+        self.run(cx, handles, |state, ctx| {
+            let lua = &state.lua;
+            let t = lua.create_table_with_capacity(args.len(), 2)?;
+            let types = lua.create_table_with_capacity(args.len(), 0)?;
+            let dispatch: mlua::Value = ctx.raw_get("_d")?;
+            let mut handle = 0;
+            for (i, a) in args.iter().enumerate() {
+                let (v, kind) = match a {
+                    Arg::Value(v) => (
+                        state.marks.to_lua(lua, v.as_ref())?,
+                        v.as_ref().map(Value::type_name).unwrap_or("undef"),
+                    ),
+                    Arg::Unevaluated(u) => {
+                        handle += 1;
+                        let h = lua.create_table_with_capacity(0, 8)?;
+                        h.raw_set("index", handle)?;
+                        h.raw_set("argument", u.index + 1)?;
+                        h.raw_set("kind", u.kind)?;
+                        h.raw_set("source", u.source.as_str())?;
+                        h.raw_set("file", u.location.file.as_str())?;
+                        h.raw_set("line", u.location.line)?;
+                        h.raw_set("column", u.location.column)?;
+                        h.raw_set("_d", dispatch.clone())?;
+                        h.set_metatable(Some(state.marks.arg.clone()))?;
+                        (mlua::Value::Table(h), "unevaluated")
+                    }
+                };
+                t.raw_set(i + 1, v)?;
+                types.raw_set(i + 1, kind)?;
+            }
+            t.raw_set("n", args.len())?;
+            t.raw_set("types", types)?;
+            match &state.eval {
+                Some(f) => f.call((t, ctx)),
+                None => Ok(mlua::Value::Nil),
+            }
+        })
+    }
+
+    fn mutation(&self) -> Option<Mutation> {
+        self.mutation
+    }
+
+    fn mutate(
+        &self,
+        cx: &mut dyn CallContext,
+        top: Vec<Value>,
+        lower: Option<Value>,
+    ) -> Result<Option<Value>, String> {
+        self.run(cx, Vec::new(), |state, ctx| {
+            let lua = &state.lua;
+            let list = state.marks.to_lua(lua, Some(&Value::List(top)))?;
+            let lower = state.marks.to_lua(lua, lower.as_ref())?;
+            match &state.mutate {
+                Some(f) => f.call((list, lower, ctx)),
+                None => Ok(mlua::Value::Nil),
+            }
+        })
+    }
+
+    fn origin(&self) -> String {
+        self.display.clone()
+    }
+}

@@ -1,0 +1,251 @@
+-- The cf2 sandbox: run once in every new Lua state, before the module (docs/functions.md).
+-- It removes everything that reaches outside the state, makes the instruction limit
+-- impossible to catch, bounds pattern matching, and defines the `cf2` helper library.
+-- Its arguments are two functions written in Rust:
+--   budget_check()        raises the "too many instructions" error once the limit is spent;
+--   pattern_check(s, p)   a message if matching pattern p on s could take too long, else nil.
+local budget_check, pattern_check = ...
+
+local error, setmetatable, getmetatable, rawget, rawset, type, tostring, next =
+  error, setmetatable, getmetatable, rawget, rawset, type, tostring, next
+local sort = table.sort
+
+local SANDBOX = " is not available: cf2 functions run in a sandbox, without files, processes, the network or the clock"
+
+local function unavailable(name, why)
+  return function()
+    error(name .. (why or SANDBOX), 2)
+  end
+end
+
+local function unavailable_lib(lib)
+  return setmetatable({}, {
+    __index = function(_, k)
+      error(lib .. "." .. tostring(k) .. SANDBOX, 2)
+    end,
+    __newindex = function()
+      error(lib .. SANDBOX, 2)
+    end,
+    __metatable = false,
+  })
+end
+
+io = unavailable_lib("io")
+os = unavailable_lib("os")
+package = unavailable_lib("package")
+debug = unavailable_lib("debug")
+coroutine = unavailable_lib("coroutine")
+require = unavailable("require")
+dofile = unavailable("dofile")
+loadfile = unavailable("loadfile")
+load = unavailable("load")
+collectgarbage = unavailable("collectgarbage")
+warn = unavailable("warn", " is not available: use ctx:warn(message)")
+print = unavailable("print", " is not available: use ctx:warn(message) to report something")
+string.dump = unavailable("string.dump")
+local DETERMINISTIC = " is not available: a function's result must depend only on its arguments"
+math.random = unavailable("math.random", DETERMINISTIC)
+math.randomseed = unavailable("math.randomseed", DETERMINISTIC)
+
+-- The instruction limit cannot be caught: once it is spent, pcall and xpcall re-raise.
+local pcall_, xpcall_ = pcall, xpcall
+local function checked(...)
+  budget_check()
+  return ...
+end
+pcall = function(...)
+  return checked(pcall_(...))
+end
+xpcall = function(...)
+  return checked(xpcall_(...))
+end
+
+-- Pattern matching runs in C, where the instruction limit cannot stop it: a match whose
+-- worst case is too long for its subject is refused before it starts.
+local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
+local function bounded(s, p)
+  local refused = pattern_check(s, p)
+  if refused then
+    error(refused, 3)
+  end
+end
+string.find = function(s, p, init, plain)
+  if not plain then
+    bounded(s, p)
+  end
+  return find(s, p, init, plain)
+end
+string.match = function(s, p, init)
+  bounded(s, p)
+  return match(s, p, init)
+end
+string.gmatch = function(s, p, init)
+  bounded(s, p)
+  return gmatch(s, p, init)
+end
+string.gsub = function(s, p, r, n)
+  bounded(s, p)
+  return gsub(s, p, r, n)
+end
+
+-- Values: lists and blocks are tables marked by a metatable; a block remembers the order
+-- in which its members were added (ORDER[block] lists the names).
+local ORDER = setmetatable({}, { __mode = "k" })
+local BLOCK = { __name = "cf2.block" }
+local LIST = { __name = "cf2.list" }
+local STRING = { __name = "cf2.string" }
+local REGEX = { __name = "cf2.regex" }
+
+local function block_keys(t)
+  local order, seen, keys = ORDER[t] or {}, {}, {}
+  for i = 1, #order do
+    local k = order[i]
+    if not seen[k] and rawget(t, k) ~= nil then
+      seen[k] = true
+      keys[#keys + 1] = k
+    end
+  end
+  local extra = {}
+  for k in next, t do
+    if not seen[k] then
+      extra[#extra + 1] = k
+    end
+  end
+  sort(extra, function(a, b)
+    return tostring(a) < tostring(b)
+  end)
+  for i = 1, #extra do
+    keys[#keys + 1] = extra[i]
+  end
+  return keys
+end
+
+BLOCK.__newindex = function(t, k, v)
+  rawset(t, k, v)
+  if v ~= nil then
+    local order = ORDER[t]
+    order[#order + 1] = k
+  end
+end
+BLOCK.__pairs = function(t)
+  local keys, i = block_keys(t), 0
+  return function()
+    i = i + 1
+    local k = keys[i]
+    if k ~= nil then
+      return k, rawget(t, k)
+    end
+  end, t, nil
+end
+STRING.__tostring = function(s)
+  return rawget(s, "text")
+end
+STRING.__concat = function(a, b)
+  return tostring(a) .. tostring(b)
+end
+STRING.__len = function(s)
+  return #rawget(s, "text")
+end
+REGEX.__tostring = function(r)
+  return rawget(r, "pattern")
+end
+
+local function is_sequence(t)
+  local n = 0
+  for _ in next, t do
+    n = n + 1
+  end
+  for i = 1, n do
+    if rawget(t, i) == nil then
+      return false
+    end
+  end
+  return true
+end
+
+local function typeof(v)
+  local t = type(v)
+  if t == "nil" then
+    return "undef"
+  elseif t == "boolean" then
+    return "bool"
+  elseif t == "number" then
+    return "number"
+  elseif t == "string" then
+    return "literal"
+  elseif t == "table" then
+    local mt = getmetatable(v)
+    if mt == BLOCK then
+      return "block"
+    elseif mt == LIST then
+      return "list"
+    elseif mt == STRING then
+      return "string"
+    elseif mt == REGEX then
+      return "regex"
+    end
+    return is_sequence(v) and "list" or "block"
+  end
+  return t
+end
+
+local function keys(t)
+  if getmetatable(t) == BLOCK then
+    return setmetatable(block_keys(t), LIST)
+  end
+  local ks = {}
+  for k in next, t do
+    ks[#ks + 1] = k
+  end
+  sort(ks, function(a, b)
+    return tostring(a) < tostring(b)
+  end)
+  return setmetatable(ks, LIST)
+end
+
+cf2 = {
+  -- An empty block, or a block holding the members of `init`: in its order if it is a
+  -- block, else sorted by name. Members added later keep the order they are added in.
+  block = function(init)
+    local b = setmetatable({}, BLOCK)
+    ORDER[b] = {}
+    if init ~= nil then
+      local ks = keys(init)
+      for i = 1, #ks do
+        b[ks[i]] = init[ks[i]]
+      end
+    end
+    return b
+  end,
+  -- Marks a table as a list (so that an empty one is a list, not a block).
+  list = function(t)
+    return setmetatable(t or {}, LIST)
+  end,
+  -- Text of kind string (double-quoted) rather than literal.
+  string = function(s)
+    return setmetatable({ text = tostring(s) }, STRING)
+  end,
+  regex = function(p)
+    return setmetatable({ pattern = tostring(p) }, REGEX)
+  end,
+  typeof = typeof,
+  keys = keys,
+}
+
+-- The context of a call and unevaluated (NOEVAL) arguments; `_d` is the call's link to
+-- the evaluator, valid only during the call.
+local CTX = { __name = "cf2.context" }
+CTX.__index = CTX
+function CTX:lookup(path)
+  return self._d(1, path)
+end
+function CTX:warn(message)
+  return self._d(2, tostring(message))
+end
+local ARG = { __name = "cf2.argument" }
+ARG.__index = ARG
+function ARG:eval()
+  return self._d(3, self.index)
+end
+
+return { ORDER = ORDER, BLOCK = BLOCK, LIST = LIST, STRING = STRING, REGEX = REGEX, CTX = CTX, ARG = ARG }

@@ -1,0 +1,258 @@
+//! The sandbox: no way out of the Lua state, bounded instructions, memory and pattern
+//! matching; a broken or hostile module ends the compile with an error, never a hang.
+
+mod common;
+use cf2_lua::Limits;
+use common::{has, setup, value};
+use std::time::{Duration, Instant};
+
+fn call(body: &str) -> String {
+    format!("return {{ proto = {{}}, eval = function(args, ctx)\n{body}\nend }}")
+}
+
+fn small() -> Limits {
+    Limits {
+        instructions: 2_000_000,
+        memory: 8 * 1024 * 1024,
+        ..Limits::default()
+    }
+}
+
+/// Compiles `X => f()` with `f` doing `body`; the rendered error.
+fn fails(body: &str) -> String {
+    let s = setup()
+        .limits(small())
+        .module("f.lua", &call(body))
+        .file("main.cf2", "X => f()\n");
+    let start = Instant::now();
+    let e = s.err();
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        start.elapsed()
+    );
+    e
+}
+
+#[test]
+fn an_endless_loop_is_stopped() {
+    let e = fails("local n = 0\nwhile true do n = n + 1 end");
+    has(
+        &e,
+        &[
+            "`f` failed: ",
+            "f.lua:3: the function ran for more than 2000000 Lua instructions, the limit (an endless loop?)",
+        ],
+    );
+}
+
+#[test]
+fn the_instruction_limit_cannot_be_caught() {
+    for body in [
+        "while true do pcall(function() while true do end end) end",
+        "while true do xpcall(function() while true do end end, function(e) return e end) end",
+        "while true do xpcall(function() while true do end end, function(e) while true do end end) end",
+        "local function f() pcall(f) pcall(f) end\nwhile true do pcall(f) end",
+        "while true do pcall(error, 'x') end",
+    ] {
+        has(&fails(body), &["the function ran for more than 2000000 Lua instructions"]);
+    }
+}
+
+#[test]
+fn the_limit_is_per_call() {
+    // 20 calls of 500,000 instructions each: each is within the limit.
+    let module = call("local n = 0\nfor i = 1, 100000 do n = n + i end\nreturn n");
+    let mut text = String::new();
+    for i in 0..20 {
+        text.push_str(&format!("X{i} => f()\n"));
+    }
+    let s = setup()
+        .limits(small())
+        .module("f.lua", &module)
+        .file("main.cf2", &text);
+    assert!(s.run().is_ok());
+}
+
+#[test]
+fn a_loop_while_loading_is_stopped() {
+    let s = setup()
+        .limits(small())
+        .module("f.lua", "while true do end")
+        .file("main.cf2", "X => f()\n");
+    has(
+        &s.err(),
+        &["cannot load the function `f`", "the function ran for more than 2000000 Lua instructions, the limit (an endless loop?) while loading"],
+    );
+}
+
+#[test]
+fn memory_is_bounded() {
+    for body in [
+        "return string.rep('x', 1e9)",
+        "local t = {}\nfor i = 1, 1e9 do t[i] = i end",
+        "local s = 'x'\nwhile true do s = s .. s end",
+        "local t = {}\nwhile true do t[#t + 1] = {} end",
+        "return table.concat({ string.rep('x', 4e6), string.rep('y', 4e6) })",
+    ] {
+        has(
+            &fails(body),
+            &["`f` failed: ", "f.lua: the module used more than 8 MiB of memory, the limit"],
+        );
+    }
+}
+
+#[test]
+fn memory_errors_caught_by_the_module_are_its_business() {
+    let s = setup()
+        .limits(small())
+        .module(
+            "f.lua",
+            &call("local ok = pcall(string.rep, 'x', 1e9)\nreturn ok and 'big' or 'refused'"),
+        )
+        .file("main.cf2", "X => f()\n");
+    assert_eq!(s.ok(), value("X => refused\n"));
+}
+
+#[test]
+fn nothing_reaches_outside_the_state() {
+    for (body, what) in [
+        ("return io.open('/etc/passwd'):read('a')", "io.open is not available: cf2 functions run in a sandbox"),
+        ("return io.read()", "io.read is not available"),
+        ("local x = io.stdout\nreturn 1", "io.stdout is not available"),
+        ("local r = os.execute('touch /tmp/cf2-pwned')\nreturn r", "os.execute is not available"),
+        ("local t = os.time()\nreturn t", "os.time is not available"),
+        ("local t = os.getenv('HOME')\nreturn t", "os.getenv is not available"),
+        ("local r = os.remove('/tmp/x')\nreturn r", "os.remove is not available"),
+        ("local m = require('socket')\nreturn m", "require is not available"),
+        ("local f = load('return 1')\nreturn f()", "load is not available"),
+        ("local f = loadfile('/etc/passwd')\nreturn f", "loadfile is not available"),
+        ("local f = dofile('/etc/passwd')\nreturn f", "dofile is not available"),
+        ("local i = debug.getinfo(1)\nreturn i", "debug.getinfo is not available"),
+        ("local p = package.loaded\nreturn p", "package.loaded is not available"),
+        ("local c = coroutine.create(print)\nreturn c", "coroutine.create is not available"),
+        ("print('to stdout')\nreturn 1", "print is not available: use ctx:warn(message)"),
+        ("warn('@on')\nreturn 1", "warn is not available"),
+        ("collectgarbage('stop')\nreturn 1", "collectgarbage is not available"),
+        ("local d = string.dump(function() end)\nreturn d", "string.dump is not available"),
+        ("local r = math.random()\nreturn r", "math.random is not available: a function's result must depend only on its arguments"),
+        ("math.randomseed(1)\nreturn 1", "math.randomseed is not available"),
+        ("io.open = 1\nreturn 1", "io is not available"),
+    ] {
+        let e = fails(body);
+        has(&e, &["`f` failed: ", what]);
+    }
+    assert!(!std::path::Path::new("/tmp/cf2-pwned").exists());
+}
+
+#[test]
+fn the_stubs_give_the_line_of_the_call() {
+    has(&fails("\n\nlocal f = io.open('x')\nreturn f"), &["f.lua:4: io.open is not available"]);
+    // A tail call loses the line: the file is still named.
+    has(&fails("return io.open('x')"), &["f.lua: io.open is not available"]);
+}
+
+#[test]
+fn pattern_matching_is_bounded() {
+    for body in [
+        "local i = string.rep('a', 10000):find('.-.-.-.-b')\nreturn i",
+        "local m = string.match(string.rep('a', 100000), 'a*a*b')\nreturn m",
+        "for w in string.gmatch(string.rep('a', 3000), '.-.-.-x') do end\nreturn 1",
+        "local s = string.gsub(string.rep('a', 100000), 'a*b', '')\nreturn s",
+        "local i = string.rep('a', 50):find(string.rep('a?', 50) .. string.rep('a', 50))\nreturn i",
+    ] {
+        has(&fails(body), &["could take too long on text of", "refused"]);
+    }
+    // Ordinary patterns on long text are fine.
+    let s = setup()
+        .limits(small())
+        .module(
+            "f.lua",
+            &call(
+                "local s = string.rep('key = value\\n', 20000)\nlocal n = 0\nfor k, v in s:gmatch('(%w+) = (%w+)') do n = n + 1 end\nlocal ip = ('10.1.2.3/24'):match('^(%d+)%.(%d+)%.(%d+)%.(%d+)/(%d+)$')\nlocal t = s:gsub('%s+', ' '):sub(1, 9)\nreturn { n = n, ip = ip, t = t, plain = (s:find('.-.-.-x', 1, true)) }",
+            ),
+        )
+        .file("main.cf2", "X => f()\n");
+    assert_eq!(s.ok(), value("X => { ip => '10', n => 20000, t => 'key = val' }\n"));
+}
+
+#[test]
+fn modules_do_not_share_their_state() {
+    let s = setup()
+        .module(
+            "evil.lua",
+            &call("string.upper = function() return 'hacked' end\ncf2.block = nil\nreturn 1"),
+        )
+        .module("good.lua", &call("return { u = ('x'):upper(), b = cf2.typeof(cf2.block()) }"))
+        .file("main.cf2", "A => evil()\nB => good()\n");
+    assert_eq!(s.ok(), value("A => 1\nB => { b => block, u => X }\n"));
+}
+
+#[test]
+fn runaway_recursion_in_lua_is_an_error() {
+    has(
+        &fails("local function f(n) return 1 + f(n + 1) end\nreturn f(1)"),
+        &["`f` failed: "],
+    );
+}
+
+#[test]
+fn deep_recursion_through_lookups_is_an_error_not_a_crash() {
+    let mut text = String::new();
+    for i in 0..400 {
+        text.push_str(&format!("R{i} => next(R{})\n", i + 1));
+    }
+    text.push_str("R400 => 0\n");
+    let s = setup()
+        .module(
+            "next.lua",
+            "return { proto = { 'TEXT' }, eval = function(args, ctx) return ctx:lookup(args[1]) + 1 end }",
+        )
+        .file("main.cf2", &text);
+    match s.run() {
+        Ok(v) => assert_eq!(v.get_path("R0"), Some(&cf2::Value::Number(cf2::Number::Int(400)))),
+        Err(e) => has(&e, &["`next` failed: "]),
+    }
+}
+
+#[test]
+fn a_context_kept_after_the_call_is_useless() {
+    let s = setup()
+        .module(
+            "keep.lua",
+            "local kept\nreturn { proto = {}, eval = function(args, ctx)\n  if kept then return kept:lookup('A') end\n  kept = ctx\n  return 1\nend }",
+        )
+        .file("main.cf2", "A => keep()\nB => keep()\n");
+    has(&s.err(), &["`keep` failed: "]);
+}
+
+#[test]
+fn finalizers_cannot_hang_the_compile() {
+    let s = setup()
+        .limits(small())
+        .module(
+            "gc.lua",
+            &call("for i = 1, 1000 do setmetatable({}, { __gc = function() while true do end end }) end\nreturn 1"),
+        )
+        .file("main.cf2", "X => gc()\nY => gc()\n");
+    let start = Instant::now();
+    let r = s.run();
+    drop(s);
+    assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
+    let _ = r;
+}
+
+#[test]
+fn odd_error_values_are_reported() {
+    has(&fails("error({ code = 1 })"), &["`f` failed: "]);
+    has(&fails("error(setmetatable({}, { __tostring = function() return 'custom' end }))"), &["custom"]);
+    has(&fails("error(nil)"), &["`f` failed: "]);
+}
+
+#[test]
+fn a_big_result_within_the_limits_is_fine() {
+    let s = setup()
+        .module("many.lua", &call("local t = {}\nfor i = 1, 100000 do t[i] = i end\nreturn t"))
+        .file("main.cf2", "X => sum(many())\n");
+    assert_eq!(s.ok(), value("X => 5000050000\n"));
+}

@@ -1,0 +1,474 @@
+//! Running the real `gpg`, as git and apt do: cf2 reads only gpg's machine-readable status
+//! lines (`--status-fd`, lines starting `[GNUPG:] `, documented in GnuPG's `doc/DETAILS`)
+//! and its `--with-colons` key listings, never the messages meant for people.
+//!
+//! Verification (`gpg --verify`) is given the very bytes cf2 read and parsed, on standard
+//! input, so there is no window in which the file could change between the check and the
+//! compile. gpg never fetches keys from the network (`--no-auto-key-retrieve`) and does not
+//! consult the web of trust (`--trust-model always`): the keyring (`--gpghome`) is the list
+//! of trusted keys, as apt's keyrings are.
+
+use crate::Gpg;
+use cf2_eval::host::{HostError, Signed, Signer};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// One line of `--status-fd` output: the keyword and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub keyword: String,
+    pub args: Vec<String>,
+}
+
+/// The status lines in gpg's output; everything else is ignored.
+pub fn status_lines(out: &[u8]) -> Vec<Status> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .filter_map(|l| l.strip_prefix("[GNUPG:] "))
+        .map(|l| {
+            let mut words = l.split(' ').map(str::to_string);
+            Status {
+                keyword: words.next().unwrap_or_default(),
+                args: words.collect(),
+            }
+        })
+        .collect()
+}
+
+/// What gpg said about one signature.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// `GOODSIG`, `BADSIG`, `EXPSIG`, `EXPKEYSIG`, `REVKEYSIG` or `ERRSIG` (empty if none).
+    pub kind: String,
+    /// The key id of the signing key.
+    pub key_id: String,
+    /// The user id gpg named with the verdict (percent-escaped text).
+    pub uid: String,
+    /// From `VALIDSIG`: the primary key's fingerprint.
+    pub primary: Option<String>,
+    /// `NO_PUBKEY` was reported for this signature.
+    pub no_pubkey: bool,
+    /// The `ERRSIG` return code (4: unknown algorithm, 9: missing public key).
+    pub error_code: Option<String>,
+}
+
+/// Splits status lines into one verdict per signature (`NEWSIG` starts a new one).
+pub fn verdicts(statuses: &[Status]) -> Vec<Verdict> {
+    let mut out: Vec<Verdict> = Vec::new();
+    let mut cur: Option<Verdict> = None;
+    for s in statuses {
+        let arg = |i: usize| s.args.get(i).cloned().unwrap_or_default();
+        match s.keyword.as_str() {
+            "NEWSIG" => {
+                if let Some(v) = cur.take() {
+                    out.push(v);
+                }
+                cur = Some(Verdict::default());
+            }
+            "GOODSIG" | "BADSIG" | "EXPSIG" | "EXPKEYSIG" | "REVKEYSIG" | "ERRSIG" => {
+                let v = cur.get_or_insert_with(Verdict::default);
+                if v.kind.is_empty() || v.kind == "GOODSIG" {
+                    v.kind = s.keyword.clone();
+                }
+                v.key_id = arg(0);
+                if s.keyword == "ERRSIG" {
+                    v.error_code = Some(arg(5));
+                } else {
+                    v.uid = s.args.get(1..).map(|a| a.join(" ")).unwrap_or_default();
+                }
+            }
+            "VALIDSIG" => {
+                let v = cur.get_or_insert_with(Verdict::default);
+                // The primary key's fingerprint is the tenth argument (gpg ≥ 1.4.7);
+                // otherwise the signing key is the primary key.
+                v.primary = Some(s.args.get(9).cloned().unwrap_or_else(|| arg(0)));
+            }
+            "NO_PUBKEY" => {
+                let v = cur.get_or_insert_with(Verdict::default);
+                v.no_pubkey = true;
+                if v.key_id.is_empty() {
+                    v.key_id = arg(0);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(v) = cur {
+        out.push(v);
+    }
+    out.retain(|v| !v.kind.is_empty() || v.no_pubkey);
+    out
+}
+
+/// `%XX` escapes of status-line text undone.
+fn unpercent(s: &str) -> String {
+    unescape(s, '%', false)
+}
+
+/// `\xXX` escapes of `--with-colons` fields undone.
+fn unbackslash(s: &str) -> String {
+    unescape(s, '\\', true)
+}
+
+fn unescape(s: &str, lead: char, x: bool) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    let skip = if x { 2 } else { 1 };
+    while i < bytes.len() {
+        if bytes[i] == lead as u8 && (!x || bytes.get(i + 1) == Some(&b'x')) {
+            if let Some(hex) = s.get(i + skip..i + skip + 2) {
+                if let Ok(b) = u8::from_str_radix(hex, 16) {
+                    out.push(b);
+                    i += skip + 2;
+                    continue;
+                }
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+impl Gpg {
+    fn command(&self) -> Command {
+        let mut c = Command::new(&self.program);
+        c.arg("--batch").arg("--no-tty");
+        if let Some(home) = &self.home {
+            c.arg("--homedir").arg(home);
+        }
+        // gpg needs nothing of cf2's secrets.
+        c.env_remove(crate::keepass::PASSWORD_ENV);
+        c
+    }
+
+    fn keyring_name(&self) -> String {
+        match &self.home {
+            Some(h) => format!("the keyring in `{}`", h.display()),
+            None => "the keyring (~/.gnupg, or $GNUPGHOME)".to_string(),
+        }
+    }
+
+    fn check_home(&self) -> Result<(), HostError> {
+        if let Some(home) = &self.home {
+            if !home.is_dir() {
+                return Err(HostError::new(format!(
+                    "the gpg home `{}` is not a directory",
+                    home.display()
+                ))
+                .hint("--gpghome names the directory holding the keyring (like ~/.gnupg)"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs gpg with `input` on standard input; its standard output and error.
+    fn run(&self, mut cmd: Command, input: &[u8]) -> Result<(Vec<u8>, Vec<u8>), HostError> {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| {
+                HostError::new(format!("cannot run `{}`: {e}", self.program.display()))
+                    .hint("install GnuPG (on Debian and Ubuntu: apt-get install gnupg)")
+            })?;
+        let mut stdin = child.stdin.take();
+        let input = input.to_vec();
+        let writer = std::thread::spawn(move || {
+            if let Some(s) = stdin.as_mut() {
+                let _ = s.write_all(&input);
+            }
+            drop(stdin);
+        });
+        let mut stderr = child.stderr.take();
+        let err_reader = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(e) = stderr.as_mut() {
+                let _ = e.read_to_end(&mut buf);
+            }
+            buf
+        });
+        let mut out = Vec::new();
+        if let Some(mut o) = child.stdout.take() {
+            let _ = o.read_to_end(&mut out);
+        }
+        let _ = writer.join();
+        let err = err_reader.join().unwrap_or_default();
+        child
+            .wait()
+            .map_err(|e| HostError::new(format!("gpg did not finish: {e}")))?;
+        Ok((out, err))
+    }
+
+    /// Verifies clearsigned `data` (see [`crate::Security::verify_signed`]).
+    pub fn verify(&self, data: &[u8]) -> Result<Signed, HostError> {
+        let content = crate::clearsign::signed_text(data).map_err(|e| {
+            HostError::new(format!("it is not a clean clearsigned file: {e}"))
+                .hint("sign it with `gpg --clearsign FILE`, and do not edit the signed file")
+        })?;
+        self.check_home()?;
+        let mut cmd = self.command();
+        cmd.args([
+            "--status-fd",
+            "1",
+            "--no-auto-key-retrieve",
+            "--trust-model",
+            "always",
+            "--verify",
+            "-",
+        ]);
+        let (out, err) = self.run(cmd, data)?;
+        let verdicts = verdicts(&status_lines(&out));
+        if verdicts.is_empty() {
+            let said = last_line(&err);
+            let mut e = HostError::new("gpg found no signature it could check in it");
+            if !said.is_empty() {
+                e = e.hint(format!("gpg said: {said}"));
+            }
+            return Err(e);
+        }
+        if let Some(bad) = verdicts.iter().find(|v| v.kind == "BADSIG") {
+            return Err(HostError::new(format!(
+                "the signature by {} is BAD: the file was changed after it was signed",
+                who(bad)
+            ))
+            .hint("get the file again from its author, or ask them to sign it again"));
+        }
+        let mut signers = Vec::new();
+        let mut problems = Vec::new();
+        for v in &verdicts {
+            match v.kind.as_str() {
+                "GOODSIG" => match &v.primary {
+                    Some(fpr) => signers.push(Signer {
+                        fingerprint: fpr.to_ascii_uppercase(),
+                        uids: self.uids(fpr)?,
+                    }),
+                    None => problems.push(format!(
+                        "gpg did not report the key of the good signature by {}",
+                        who(v)
+                    )),
+                },
+                "EXPKEYSIG" => problems.push(format!(
+                    "it was signed with the key of {}, which has expired",
+                    who(v)
+                )),
+                "REVKEYSIG" => problems.push(format!(
+                    "it was signed with the key of {}, which has been revoked",
+                    who(v)
+                )),
+                "EXPSIG" => problems.push(format!("the signature by {} has expired", who(v))),
+                _ if v.no_pubkey || v.error_code.as_deref() == Some("9") => problems.push(format!(
+                    "it is signed with the key {}, which is not in {}",
+                    v.key_id,
+                    self.keyring_name()
+                )),
+                _ => problems.push(format!(
+                    "gpg cannot check the signature made with the key {} (error code {})",
+                    v.key_id,
+                    v.error_code.as_deref().unwrap_or("?")
+                )),
+            }
+        }
+        Ok(Signed {
+            content,
+            signers,
+            problems,
+        })
+    }
+
+    /// The valid user ids of the key with fingerprint `fpr`.
+    pub fn uids(&self, fpr: &str) -> Result<Vec<String>, HostError> {
+        if fpr.is_empty() || !fpr.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Ok(Vec::new());
+        }
+        let mut cmd = self.command();
+        cmd.args([
+            "--with-colons",
+            "--fixed-list-mode",
+            "--trust-model",
+            "always",
+            "--list-keys",
+            "--",
+            fpr,
+        ]);
+        let (out, _) = self.run(cmd, b"")?;
+        Ok(colon_uids(&String::from_utf8_lossy(&out)))
+    }
+
+    /// Clearsigns `text` with `--gpguser` (or gpg's default key), the pass phrase given to
+    /// gpg on its standard input when there is one.
+    pub fn clearsign(&self, text: &[u8]) -> Result<Vec<u8>, HostError> {
+        self.check_home()?;
+        // The text goes through a private temporary file, because standard input carries
+        // the pass phrase.
+        let dir = tempfile::Builder::new()
+            .prefix("cf2-sign-")
+            .tempdir()
+            .map_err(|e| HostError::new(format!("cannot make a temporary folder: {e}")))?;
+        let file = dir.path().join("output");
+        std::fs::write(&file, text)
+            .map_err(|e| HostError::new(format!("cannot write a temporary file: {e}")))?;
+        let mut cmd = self.command();
+        cmd.args(["--status-fd", "2", "--yes"]);
+        if let Some(user) = &self.user {
+            cmd.arg("--local-user").arg(user);
+        }
+        let input = match &self.passphrase {
+            Some(p) => {
+                cmd.args(["--pinentry-mode", "loopback", "--passphrase-fd", "0"]);
+                format!("{p}\n").into_bytes()
+            }
+            None => Vec::new(),
+        };
+        cmd.args(["--output", "-", "--clearsign"]).arg(&file);
+        let (out, err) = self.run(cmd, &input)?;
+        let statuses = status_lines(&err);
+        if statuses.iter().any(|s| s.keyword == "SIG_CREATED") && !out.is_empty() {
+            return Ok(out);
+        }
+        let user = self
+            .user
+            .as_deref()
+            .map(|u| format!("`{u}`"))
+            .unwrap_or_else(|| "the default key".to_string());
+        let has = |k: &str| statuses.iter().any(|s| s.keyword == k);
+        let reason = if has("INV_SGNR") || has("NO_SGNR") {
+            format!(
+                "gpg has no usable secret key for {user} in {}",
+                self.keyring_name()
+            )
+        } else if has("BAD_PASSPHRASE") || failed_with(&statuses, "11") {
+            "the pass phrase is wrong".to_string()
+        } else if has("MISSING_PASSPHRASE") || failed_with(&statuses, "67108949") {
+            "the key needs a pass phrase: give --gpgpass-file FILE (or --gpgpass)".to_string()
+        } else if has("KEYEXPIRED") {
+            format!("the key of {user} has expired")
+        } else if has("KEYREVOKED") {
+            format!("the key of {user} has been revoked")
+        } else {
+            let said = last_line(&err);
+            format!("gpg could not sign ({said})")
+        };
+        Err(HostError::new(reason))
+    }
+}
+
+/// `FAILURE`/`ERROR` status with an error code ending in `code` (gpg-error codes are
+/// source << 24 | code).
+fn failed_with(statuses: &[Status], code: &str) -> bool {
+    statuses.iter().any(|s| {
+        (s.keyword == "FAILURE" || s.keyword == "ERROR")
+            && s.args.get(1).is_some_and(|c| {
+                c == code
+                    || c.parse::<u64>()
+                        .ok()
+                        .zip(code.parse::<u64>().ok())
+                        .is_some_and(|(a, b)| a & 0xFFFF == b & 0xFFFF)
+            })
+    })
+}
+
+/// The user ids of a `--with-colons` listing that are neither revoked nor expired.
+pub fn colon_uids(listing: &str) -> Vec<String> {
+    listing
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(':').collect();
+            if f.first() != Some(&"uid") {
+                return None;
+            }
+            let validity = f.get(1).copied().unwrap_or("");
+            if validity == "r" || validity == "e" {
+                return None;
+            }
+            f.get(9).map(|u| unbackslash(u)).filter(|u| !u.is_empty())
+        })
+        .collect()
+}
+
+fn who(v: &Verdict) -> String {
+    let uid = unpercent(&v.uid);
+    if uid.is_empty() {
+        format!("key {}", v.key_id)
+    } else {
+        format!("`{uid}` (key {})", v.key_id)
+    }
+}
+
+fn last_line(err: &[u8]) -> String {
+    String::from_utf8_lossy(err)
+        .lines()
+        .rfind(|l| !l.trim().is_empty() && !l.starts_with("[GNUPG:]"))
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// True if `path` looks like an executable gpg (for messages only).
+pub fn exists(program: &Path) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<Status> {
+        status_lines(text.as_bytes())
+    }
+
+    #[test]
+    fn good_bad_and_unknown_signatures() {
+        let good = "gpg: human text\n[GNUPG:] NEWSIG alice@org\n[GNUPG:] GOODSIG 4E1527DE7A45A783 Alice Example <alice@org>\n[GNUPG:] VALIDSIG 69DE 2026-11-21 1795242047 0 4 0 22 8 01 69DEB56F\n";
+        let v = verdicts(&lines(good));
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].kind, "GOODSIG");
+        assert_eq!(v[0].uid, "Alice Example <alice@org>");
+        assert_eq!(v[0].primary.as_deref(), Some("69DEB56F"));
+
+        let unknown = "[GNUPG:] NEWSIG\n[GNUPG:] ERRSIG 4E1527DE7A45A783 22 8 01 1795242047 9 69DE\n[GNUPG:] NO_PUBKEY 4E1527DE7A45A783\n";
+        let v = verdicts(&lines(unknown));
+        assert_eq!(v[0].kind, "ERRSIG");
+        assert!(v[0].no_pubkey);
+        assert_eq!(v[0].error_code.as_deref(), Some("9"));
+
+        let two = "[GNUPG:] NEWSIG\n[GNUPG:] GOODSIG A a\n[GNUPG:] VALIDSIG F1 x\n[GNUPG:] NEWSIG\n[GNUPG:] EXPKEYSIG B b\n[GNUPG:] VALIDSIG F2 x\n";
+        let v = verdicts(&lines(two));
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[1].kind, "EXPKEYSIG");
+        assert_eq!(v[1].primary.as_deref(), Some("F2"));
+
+        assert!(verdicts(&lines("[GNUPG:] NODATA 1\n[GNUPG:] NODATA 2\n")).is_empty());
+        // Human text that looks like a status line is not one.
+        assert!(verdicts(&lines("gpg: [GNUPG:] GOODSIG X y\n")).is_empty());
+    }
+
+    #[test]
+    fn colon_listing_uids() {
+        let listing = "tru:o:1:1:1:3:1:5\npub:-:255:22:4E15:1795242047:::u:::scaSCA::::\nfpr:::::::::69DE:\nuid:-::::1::C182::Alice Second <alice2@org>::::::::::0:\nuid:u::::1::EF45::Alice Example <alice@org>::::::::::0:\nuid:r::::::14AA::Mallory <boss@org>::::::::::0:\nuid:-::::1::AB::Colon\\x3a Name <c@org>::::\n";
+        assert_eq!(
+            colon_uids(listing),
+            vec![
+                "Alice Second <alice2@org>",
+                "Alice Example <alice@org>",
+                "Colon: Name <c@org>"
+            ]
+        );
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(unpercent("J%C3%B6rg <j@org>"), "Jörg <j@org>");
+        assert_eq!(unpercent("100%"), "100%");
+        assert_eq!(unbackslash("a\\x3ab\\x5c"), "a:b\\");
+    }
+}

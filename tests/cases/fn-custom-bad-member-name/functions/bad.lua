@@ -1,0 +1,1 @@
+return { proto = {}, eval = function() return { ["two words"] = 1 } end }

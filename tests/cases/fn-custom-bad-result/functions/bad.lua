@@ -1,0 +1,1 @@
+return { proto = {}, eval = function() return { users = { 1, name = "x" } } end }

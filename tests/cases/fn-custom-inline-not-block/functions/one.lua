@@ -1,0 +1,1 @@
+return { proto = {}, eval = function() return 1 end }

@@ -1,0 +1,1 @@
+return function() return 1 end

@@ -1,0 +1,1 @@
+return { proto = {}, Eval = function() return 1 end }

@@ -1,0 +1,1 @@
+return { proto = { "NUMBER|NOEVAL" }, eval = function(args) return args[1]:eval() end }

@@ -1,0 +1,1 @@
+return { proto = { "NUMBER|LIST|STRING" }, eval = function(args) return args.types[1] end }

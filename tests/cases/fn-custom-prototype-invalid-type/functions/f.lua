@@ -1,0 +1,1 @@
+return { proto = { "INTEGER" }, eval = function() return 1 end }

@@ -1,0 +1,1 @@
+return { eval = function() return 1 end }

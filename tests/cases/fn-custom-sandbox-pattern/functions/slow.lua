@@ -1,0 +1,1 @@
+return { proto = {}, eval = function() local i = (string.rep("a", 10000)):find(".-.-.-.-b") return i end }

@@ -1,0 +1,1 @@
+return { proto = {}, eval = function() print("hello") return 1 end }

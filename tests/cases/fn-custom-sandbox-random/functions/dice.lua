@@ -1,0 +1,1 @@
+return { proto = {}, eval = function() local n = math.random(6) return n end }

@@ -1,0 +1,2 @@
+local socket = require("socket")
+return { proto = {}, eval = function() return 1 end }

@@ -1,0 +1,1 @@
+return { proto = { "TEXT" }, eval = function(args) return os.execute(args[1]) end }

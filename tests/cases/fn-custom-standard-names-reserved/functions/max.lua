@@ -1,0 +1,1 @@
+return { proto = { "LIST" }, eval = function() return "module" end }

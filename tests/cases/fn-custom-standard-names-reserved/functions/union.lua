@@ -1,0 +1,1 @@
+return { mutate = function() return "module" end }

@@ -1,0 +1,1 @@
+return { proto = { "TEXT" }, eval = function() return 1 end }

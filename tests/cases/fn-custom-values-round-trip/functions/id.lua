@@ -1,0 +1,4 @@
+return {
+  proto = { "ANYTYPE" },
+  eval = function(args) return args[1] end,
+}

@@ -29,7 +29,7 @@ mod mutators;
 mod ops;
 mod resolve;
 mod secret;
-mod trace;
+pub mod trace;
 pub mod val;
 
 pub use error::EvalError;
@@ -38,6 +38,7 @@ pub use functions::STANDARD as STANDARD_FUNCTIONS;
 pub use host::{Host, MemoryHost};
 pub use loader::Loader;
 pub use mutators::STANDARD_MUTATORS;
+pub use trace::{Origin, Provenance};
 
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::Value;
@@ -83,6 +84,8 @@ pub struct Evaluation {
     pub warnings: Vec<Diagnostic>,
     /// `-Deval` entries (empty unless asked for).
     pub trace: Vec<String>,
+    /// How each evaluated resource got its value (empty unless `trace` is asked for).
+    pub provenance: Vec<Provenance>,
 }
 
 /// A failed compile: every error found, and the warnings given before.
@@ -107,13 +110,15 @@ pub fn evaluate(
 ) -> Result<Evaluation, Failure> {
     let mut ev = Evaluator::new(host, loader, opts);
     let result = run(&mut ev, main, paths);
-    let trace = if opts.trace { ev.trace() } else { Vec::new() };
+    let provenance = if opts.trace { ev.provenance() } else { Vec::new() };
+    let trace: Vec<String> = provenance.iter().map(trace::render_trace).collect();
     let warnings = std::mem::take(&mut ev.warnings);
     match result {
         Ok(values) => Ok(Evaluation {
             values,
             warnings,
             trace,
+            provenance,
         }),
         Err(errors) => Failure {
             errors,

@@ -7,9 +7,38 @@ use crate::model::{DefId, SlotState};
 use crate::val::Val;
 use cf2_syntax::Sources;
 
+/// How one resource got its value: the foundation of `-Deval` and of `explain`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Provenance {
+    /// The resource (`Services.OsVersion`).
+    pub path: String,
+    /// The value as traces show it (secrets redacted).
+    pub value: String,
+    /// The rule that decided (`assignment`, `merge`, `max`, `final`, ...).
+    pub rule: String,
+    /// The definitions whose values make up the result.
+    pub used: Vec<Origin>,
+    /// Definitions outranked, and so never evaluated.
+    pub overridden: Vec<Origin>,
+    /// Definitions evaluated that gave no value, so lower ones showed through.
+    pub undefined: Vec<Origin>,
+}
+
+/// Where a definition is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Origin {
+    /// `FILE:LINE:COL`.
+    pub location: String,
+    pub span: cf2_syntax::Span,
+    /// The operator (`=>`, `~>`, `~(max)>`).
+    pub op: String,
+    /// The statement's first line, shortened.
+    pub text: String,
+}
+
 impl<'a> Evaluator<'a> {
-    /// One entry per resource, in the order their values were settled.
-    pub fn trace(&self) -> Vec<String> {
+    /// One record per resource whose value was settled, in the order they were settled.
+    pub fn provenance(&self) -> Vec<Provenance> {
         let mut out = Vec::new();
         for s in &self.settled {
             let slot = self.slot(*s);
@@ -17,33 +46,29 @@ impl<'a> Evaluator<'a> {
                 continue;
             };
             let Some(o) = &slot.outcome else { continue };
-            let rule = if o.rule.is_empty() {
-                "no value"
-            } else {
-                o.rule.as_str()
-            };
-            let mut entry = format!("eval: {} = {}  [{}]", slot.path, preview(v), rule);
-            for d in &o.used {
-                entry.push_str(&format!("\n  from     {}", self.describe_def(*d)));
-            }
-            for d in &o.overridden {
-                entry.push_str(&format!(
-                    "\n  overrode {}  (not evaluated)",
-                    self.describe_def(*d)
-                ));
-            }
-            for d in &o.undefined {
-                entry.push_str(&format!(
-                    "\n  skipped  {}  (gave no value)",
-                    self.describe_def(*d)
-                ));
-            }
-            out.push(entry);
+            let origins = |defs: &[DefId]| defs.iter().map(|d| self.origin(*d)).collect();
+            out.push(Provenance {
+                path: slot.path.to_string(),
+                value: preview(v),
+                rule: if o.rule.is_empty() {
+                    "no value".to_string()
+                } else {
+                    o.rule.clone()
+                },
+                used: origins(&o.used),
+                overridden: origins(&o.overridden),
+                undefined: origins(&o.undefined),
+            });
         }
         out
     }
 
-    fn describe_def(&self, d: DefId) -> String {
+    /// `-Deval`: the provenance records as text, one entry per resource.
+    pub fn trace(&self) -> Vec<String> {
+        self.provenance().iter().map(render_trace).collect()
+    }
+
+    fn origin(&self, d: DefId) -> Origin {
         let def = self.def(d);
         let text = self.loader.snippet(def.site);
         let first_line = text.lines().next().unwrap_or("");
@@ -53,13 +78,29 @@ impl<'a> Evaluator<'a> {
         } else {
             ""
         };
-        format!(
-            "{}  {}  `{}{more}`",
-            self.loader.location(def.site),
-            def.op.symbol(),
-            short.trim(),
-        )
+        Origin {
+            location: self.loader.location(def.site),
+            span: def.site,
+            op: def.op.symbol(),
+            text: format!("{}{more}", short.trim()),
+        }
     }
+}
+
+/// One `-Deval` entry.
+pub fn render_trace(p: &Provenance) -> String {
+    let mut entry = format!("eval: {} = {}  [{}]", p.path, p.value, p.rule);
+    let line = |o: &Origin| format!("{}  {}  `{}`", o.location, o.op, o.text);
+    for o in &p.used {
+        entry.push_str(&format!("\n  from     {}", line(o)));
+    }
+    for o in &p.overridden {
+        entry.push_str(&format!("\n  overrode {}  (not evaluated)", line(o)));
+    }
+    for o in &p.undefined {
+        entry.push_str(&format!("\n  skipped  {}  (gave no value)", line(o)));
+    }
+    entry
 }
 
 /// A value as the trace shows it: scalars in full (shortened), short lists of scalars

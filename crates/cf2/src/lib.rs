@@ -17,7 +17,7 @@ pub use cf2_eval::external::{
     Arg, CallContext, Function, FunctionProvider, Location, Mutation, NativeFunction, ParamType,
     Unevaluated,
 };
-pub use cf2_eval::{Host, Loader, MemoryHost, Options};
+pub use cf2_eval::{Host, Loader, MemoryHost, Options, Origin, Provenance};
 pub use cf2_output::Format;
 pub use cf2_syntax::{Diagnostic, Severity};
 pub use cf2_value::{Block, Number, Value};
@@ -110,6 +110,7 @@ impl Compiler {
                 value: e.values.pop().unwrap_or(Value::Block(Block::new())),
                 warnings: e.warnings,
                 trace: e.trace,
+                provenance: e.provenance,
             }),
             Err(f) => Err(Error {
                 diagnostics: f.errors,
@@ -130,6 +131,7 @@ pub struct Config {
     value: Value,
     warnings: Vec<Diagnostic>,
     trace: Vec<String>,
+    provenance: Vec<cf2_eval::Provenance>,
 }
 
 impl Config {
@@ -157,6 +159,18 @@ impl Config {
 
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings
+    }
+
+    /// How each evaluated resource got its value: which definitions (file, line,
+    /// operator) made it, which it overrode. Recorded when tracing is on
+    /// (`options_mut().trace = true`).
+    pub fn provenance(&self) -> &[cf2_eval::Provenance] {
+        &self.provenance
+    }
+
+    /// The provenance of one resource, if it was evaluated.
+    pub fn explain(&self, path: &str) -> Option<&cf2_eval::Provenance> {
+        self.provenance.iter().find(|p| p.path == path)
     }
 
     pub fn trace(&self) -> &[String] {

@@ -1,0 +1,48 @@
+//! The provenance the evaluator records for each resource (the base of `-Deval` and of a
+//! future `explain`): which definition won, from which file and line, and what it overrode.
+
+use cf2::{Compiler, MemoryHost};
+
+#[test]
+fn records_winner_and_overridden_definitions() {
+    let host = MemoryHost::new()
+        .with_file("main.cf2", "import(base)\nPort => 8080\n")
+        .with_file("base.cf2", "Port => 80\nName => web\n");
+    let mut compiler = Compiler::with_host(host);
+    compiler.options_mut().trace = true;
+    let config = compiler.compile_file("main.cf2").unwrap();
+    let port = config.explain("Port").expect("Port was evaluated");
+    assert_eq!(port.value, "8080");
+    assert_eq!(port.rule, "assignment");
+    assert_eq!(port.used.len(), 1);
+    assert_eq!(port.used[0].location, "main.cf2:2:1");
+    assert_eq!(port.used[0].op, "=>");
+    assert_eq!(port.used[0].text, "Port => 8080");
+    assert_eq!(port.overridden.len(), 1);
+    assert_eq!(port.overridden[0].location, "base.cf2:1:1");
+    let name = config.explain("Name").unwrap();
+    assert!(name.overridden.is_empty());
+}
+
+#[test]
+fn records_combined_definitions() {
+    let host = MemoryHost::new()
+        .with_file("main.cf2", "import(a)\nimport(b)\n")
+        .with_file("a.cf2", "Disk ~(sum)> 10\n")
+        .with_file("b.cf2", "Disk ~(sum)> 20\n");
+    let mut compiler = Compiler::with_host(host);
+    compiler.options_mut().trace = true;
+    let config = compiler.compile_file("main.cf2").unwrap();
+    let disk = config.explain("Disk").unwrap();
+    assert_eq!(disk.value, "30");
+    assert_eq!(disk.rule, "sum");
+    let places: Vec<&str> = disk.used.iter().map(|o| o.location.as_str()).collect();
+    assert_eq!(places, ["a.cf2:1:1", "b.cf2:1:1"]);
+}
+
+#[test]
+fn nothing_is_recorded_unless_asked() {
+    let host = MemoryHost::new().with_file("main.cf2", "X => 1\n");
+    let config = Compiler::with_host(host).compile_file("main.cf2").unwrap();
+    assert!(config.provenance().is_empty());
+}

@@ -55,6 +55,8 @@ pub struct Evaluator<'a> {
     pub(crate) materializing_paths: Vec<Rc<str>>,
     /// Secrets opened since the innermost [`Evaluator::tainting`] began (`crate::secret`).
     pub(crate) taint: Option<crate::secret::Taint>,
+    /// How many taint records are open (none: secrets read are not noted).
+    pub(crate) taint_depth: usize,
     /// Inside a function call: the value of the next [`Evaluator::eval`] is opened (its
     /// secrets unwrapped and noted), because the function reads it as plain data.
     pub(crate) open_results: bool,
@@ -86,6 +88,7 @@ impl<'a> Evaluator<'a> {
             materializing: Vec::new(),
             materializing_paths: Vec::new(),
             taint: None,
+            taint_depth: 0,
             open_results: false,
             match_secret: None,
             allowed: None,

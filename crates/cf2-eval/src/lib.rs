@@ -110,7 +110,11 @@ pub fn evaluate(
 ) -> Result<Evaluation, Failure> {
     let mut ev = Evaluator::new(host, loader, opts);
     let result = run(&mut ev, main, paths);
-    let provenance = if opts.trace { ev.provenance() } else { Vec::new() };
+    let provenance = if opts.trace {
+        ev.provenance()
+    } else {
+        Vec::new()
+    };
     let trace: Vec<String> = provenance.iter().map(trace::render_trace).collect();
     let warnings = std::mem::take(&mut ev.warnings);
     match result {

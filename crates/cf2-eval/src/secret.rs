@@ -131,8 +131,12 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// Notes that the text of a secret was read.
+    /// Notes that the text of a secret was read (outside every taint record, as when the
+    /// output is materialised, nothing needs to know).
     pub(crate) fn note_secret(&mut self, s: &Secret) {
+        if self.taint_depth == 0 {
+            return;
+        }
         let text = scalar_text(&s.value).unwrap_or_default();
         match &mut self.taint {
             Some(t) => {
@@ -153,7 +157,9 @@ impl<'a> Evaluator<'a> {
     /// (which count for the enclosing record too).
     pub(crate) fn tainting<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> (T, Option<Taint>) {
         let saved = self.taint.take();
+        self.taint_depth += 1;
         let r = f(self);
+        self.taint_depth -= 1;
         let got = std::mem::replace(&mut self.taint, saved);
         if let Some(g) = &got {
             match &mut self.taint {

@@ -11,7 +11,6 @@
 use crate::Gpg;
 use cf2_eval::host::{HostError, Signed, Signer};
 use std::io::{Read, Write};
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// One line of `--status-fd` output: the keyword and its arguments.
@@ -405,17 +404,6 @@ fn last_line(err: &[u8]) -> String {
         .unwrap_or("")
         .trim()
         .to_string()
-}
-
-/// True if `path` looks like an executable gpg (for messages only).
-pub fn exists(program: &Path) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 #[cfg(test)]

@@ -525,6 +525,13 @@ fn traces_show_secrets_redacted_with_their_origin() {
     assert!(trace.contains("eval: Branch = 'yes'"), "{trace}");
     assert!(trace.contains("eval: Kind = 'literal'"), "{trace}");
     assert!(trace.contains("eval: Known = true"), "{trace}");
+    // The explain records are the same.
+    let p = c.explain("Dsn").expect("Dsn was evaluated");
+    assert_eq!(
+        p.value,
+        "‹secret computed from mydb.kdbx:Servers.db1.Password›"
+    );
+    no_secret(&format!("{:?}", c.provenance()));
 }
 
 #[test]

@@ -13,9 +13,13 @@ use libfuzzer_sys::fuzz_target;
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(Number::Int(x)), Value::Number(Number::Int(y))) => x == y,
-        (Value::Number(Number::Float(x)), Value::Number(Number::Float(y))) => x.to_bits() == y.to_bits(),
+        (Value::Number(Number::Float(x)), Value::Number(Number::Float(y))) => {
+            x.to_bits() == y.to_bits()
+        }
         (Value::Number(_), Value::Number(_)) => false,
-        (Value::List(x), Value::List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y)),
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
         (Value::Block(x), Value::Block(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }
@@ -48,6 +52,9 @@ fuzz_target!(|data: &[u8]| {
             config.value(),
             c.value()
         ),
-        Err(e) => panic!("the cf2 output does not compile:\n{text}\n{}", e.render(false)),
+        Err(e) => panic!(
+            "the cf2 output does not compile:\n{text}\n{}",
+            e.render(false)
+        ),
     }
 });

@@ -93,7 +93,8 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
                             }
                         })
                         .and_then(|data| {
-                            write_atomic(&out, &data).map_err(|e| crate::output::io_reason(&e))
+                            write_atomic(&out, &data, false)
+                                .map_err(|e| crate::output::io_reason(&e))
                         });
                     if let Err(msg) = written {
                         failed.fetch_add(1, Ordering::Relaxed);

@@ -42,6 +42,7 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn ensure_built(&mut self, b: BlockId) -> R<()> {
         let spec = match &self.block(b).state {
             BlockState::Built | BlockState::Building { .. } => return Ok(()),
+            BlockState::Failed(e) => return Err(e.clone()),
             BlockState::Unbuilt(spec) => spec.clone(),
         };
         match spec {
@@ -160,16 +161,22 @@ impl<'a> Evaluator<'a> {
         };
         self.add_statements(b, &body, stmts, &[], &mut work);
         let result = self.run_inline(b, inst, &chain, &mut work);
-        if let Err(e) = result {
-            // Leave the block unusable rather than half-built.
-            self.block_mut(b).state = BlockState::Built;
-            return Err(e);
-        }
         let reads = match std::mem::replace(&mut self.block_mut(b).state, BlockState::Built) {
             BlockState::Building { reads } => reads,
             _ => Vec::new(),
         };
-        self.check_inline_reads(&reads, &work.inline_defs)?;
+        // The restriction is checked first, so an inline statement that reads what a later
+        // one defines gets the same diagnostic whatever the order of the statements.
+        let checked = match result {
+            Err(e) => Err(e),
+            Ok(deferred) => self
+                .check_inline_reads(&reads, &work.inline_defs)
+                .and_then(|()| deferred.map_or(Ok(()), Err)),
+        };
+        if let Err(e) = checked {
+            self.block_mut(b).state = BlockState::Failed(e.clone());
+            return Err(e);
+        }
         if let Some(i) = self.insts.get_mut(inst.0 as usize) {
             i.freeze();
         }
@@ -183,8 +190,32 @@ impl<'a> Evaluator<'a> {
         inst: InstId,
         chain: &Rc<Chain>,
         work: &mut Work<'a>,
-    ) -> R<()> {
+    ) -> R<Option<EvalError>> {
+        // A "not defined" error may be a resource a later inline statement adds: keep the
+        // first, run the rest, and let the restriction check speak first.
+        let mut deferred: Option<EvalError> = None;
         while let Some((order, item)) = work.pending.pop_first() {
+            match self.run_one_inline(b, inst, chain, work, order, item) {
+                Ok(()) => {}
+                Err(e) if e.kind == crate::error::ErrorKind::Missing => {
+                    deferred.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(deferred)
+    }
+
+    fn run_one_inline(
+        &mut self,
+        b: BlockId,
+        inst: InstId,
+        chain: &Rc<Chain>,
+        work: &mut Work<'a>,
+        order: Vec<u32>,
+        item: Pending<'a>,
+    ) -> R<()> {
+        {
             let src = Source {
                 inst,
                 node: item.node,
@@ -212,7 +243,7 @@ impl<'a> Evaluator<'a> {
                     } else {
                         cond.otherwise.as_deref()
                     };
-                    let Some(branch) = branch else { continue };
+                    let Some(branch) = branch else { return Ok(()) };
                     let scope = self.with_captures(item.scope, captures);
                     let src = Source { scope, ..src };
                     if let ExprKind::Block(stmts) = &branch.kind {

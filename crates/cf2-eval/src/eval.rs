@@ -219,11 +219,21 @@ impl<'a> Evaluator<'a> {
             .map(|x| self.slot(*x).path.to_string())
             .collect();
         names.push(self.slot(s).path.to_string());
+        // A long cycle is shown by its ends: every resource on it keeps a copy of this
+        // error, so its size must not grow with the cycle.
+        const SHOWN: usize = 6;
+        if names.len() > 2 * SHOWN + 1 {
+            let hidden = names.len() - 2 * SHOWN;
+            let tail = names.split_off(names.len() - SHOWN);
+            names.truncate(SHOWN);
+            names.push(format!("… {hidden} more …"));
+            names.extend(tail);
+        }
         let path = self.slot(s).path.clone();
         let mut d = Diagnostic::error(format!("`{path}` depends on itself: {}", names.join(" → ")))
             .resource(path.to_string());
         let mut first = true;
-        for x in &self.stack[start..] {
+        for x in self.stack[start..].iter().take(SHOWN) {
             if let Some(def) = self.slot(*x).defs.first() {
                 let site = self.def(*def).site;
                 if first {
@@ -276,8 +286,10 @@ impl<'a> Evaluator<'a> {
     /// Builds a block; its inline statements see values as they are, even when the look-up
     /// that built it happened inside a function call.
     fn build_plain(&mut self, b: BlockId) -> R<()> {
-        if !matches!(self.block(b).state, BlockState::Unbuilt(_)) {
-            return Ok(());
+        match &self.block(b).state {
+            BlockState::Unbuilt(_) => {}
+            BlockState::Failed(e) => return Err(e.clone()),
+            _ => return Ok(()),
         }
         let open = std::mem::replace(&mut self.open_results, false);
         let r = self.ensure_built(b);

@@ -159,15 +159,31 @@ impl<'a> Evaluator<'a> {
         Ok(found)
     }
 
-    /// The definitions of `set` that nothing in `set` outranks.
-    fn tops(&self, set: &[DefId]) -> Vec<DefId> {
-        set.iter()
+    /// The definitions of `set` that nothing in `set` outranks, and the others.
+    fn tops(&self, set: &[DefId]) -> (Vec<DefId>, Vec<DefId>) {
+        // Definitions with the same key rank alike, so compare each distinct key once:
+        // O(k² + n·k) for k distinct keys, where one file's many definitions of a block
+        // (`Root.a => 1`, `Root.b => 2`, ...) share a single key.
+        let mut keys: Vec<DefId> = Vec::new();
+        for &d in set {
+            if !keys.iter().any(|&k| self.def(k).prio == self.def(d).prio) {
+                keys.push(d);
+            }
+        }
+        let top_keys: Vec<DefId> = keys
+            .iter()
             .copied()
             .filter(|&d| {
-                set.iter()
+                keys.iter()
                     .all(|&e| e == d || self.rank(e, d) != Rank::Higher)
             })
-            .collect()
+            .collect();
+        let (tops, rest): (Vec<DefId>, Vec<DefId>) = set.iter().partition(|&&d| {
+            top_keys
+                .iter()
+                .any(|&k| self.def(k).prio == self.def(d).prio)
+        });
+        (tops, rest)
     }
 
     fn top_kind(&self, tops: &[DefId]) -> TopKind {
@@ -200,7 +216,7 @@ impl<'a> Evaluator<'a> {
             if set.is_empty() {
                 return Ok(Folded::Undefined);
             }
-            let tops = self.tops(&set);
+            let (tops, rest) = self.tops(&set);
             let kind = self.top_kind(&tops);
             if let TopKind::Mixed = kind {
                 return Err(self.order_error(s, &tops));
@@ -221,7 +237,6 @@ impl<'a> Evaluator<'a> {
             if dropped {
                 continue;
             }
-            let rest: Vec<DefId> = set.iter().copied().filter(|d| !tops.contains(d)).collect();
             return match kind {
                 TopKind::Assign => {
                     let Some((first_def, first)) = values.first().cloned() else {
@@ -239,6 +254,12 @@ impl<'a> Evaluator<'a> {
                     };
                     out.used.extend(tops.iter().copied());
                     out.overridden.extend(rest.iter().copied());
+                    // Equal values may differ in kind (3 and 3.0): keep one chosen by kind,
+                    // not by which came first.
+                    let (first_def, first) = values
+                        .into_iter()
+                        .min_by_key(|(_, v)| crate::val::kind_rank(v))
+                        .unwrap_or((first_def, first));
                     Ok(Folded::Plain(first, Some(first_def)))
                 }
                 TopKind::Merge => {

@@ -176,6 +176,9 @@ pub enum BlockState<'a> {
         reads: Vec<(Rc<str>, Span)>,
     },
     Built,
+    /// Building failed: every later look-up fails the same way, so a half-built block is
+    /// never read as if it were complete (`defined()` swallows "not defined" errors).
+    Failed(crate::error::EvalError),
 }
 
 #[derive(Debug)]

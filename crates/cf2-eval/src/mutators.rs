@@ -65,7 +65,10 @@ impl<'a> Evaluator<'a> {
                             f.name(),
                             f.origin()
                         ))
-                        .hint(format!("call it as a function instead: `{}(...)`", f.name())),
+                        .hint(format!(
+                            "call it as a function instead: `{}(...)`",
+                            f.name()
+                        )),
                     ));
                 };
                 return self.mutate_external(f, m, s, tops, values, below, at);
@@ -118,6 +121,12 @@ impl<'a> Evaluator<'a> {
                         None => Some(v),
                         Some(b) => match compare_scalars(&v, &b) {
                             Some(o) if o == want => Some(v),
+                            // A tie between kinds (3 and 3.0) is settled by kind, not order.
+                            Some(Ordering::Equal)
+                                if crate::val::kind_rank(&v) < crate::val::kind_rank(&b) =>
+                            {
+                                Some(v)
+                            }
                             Some(_) => Some(b),
                             None => return Err(wrong(self, d, &v, "values of one kind")),
                         },

@@ -145,6 +145,16 @@ pub fn redacted(origin: &str, derived: bool) -> String {
     }
 }
 
+/// Among values that compare equal but differ in kind (`3` and `3.0`, `abc` and `"abc"`),
+/// the one to keep, so the result does not depend on the order of statements or imports:
+/// the lowest rank wins (integers before floats, literals before strings).
+pub fn kind_rank(v: &Val) -> u8 {
+    match v {
+        Val::Str(_) | Val::Num(cf2_value::Number::Float(_)) => 1,
+        _ => 0,
+    }
+}
+
 pub fn make_list(items: Vec<Val>) -> Option<Val> {
     let depth = 1 + items.iter().map(Val::depth).max().unwrap_or(0);
     if depth > cf2_value::MAX_DEPTH {

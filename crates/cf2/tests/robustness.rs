@@ -10,6 +10,11 @@
 //! import chain 2,000 files, as specified. The one size reduced for debug builds is the "big
 //! file" (10 MB in release, 2 MB in debug, where 10 MB would take most of the time budget of
 //! this file); run `cargo test -p cf2 --release --test robustness` for the full sizes.
+//!
+//! Cases that show bugs are `#[ignore = "bug: ..."]` (each with a smaller version that
+//! passes), and run in a child process with memory and time limits (see [`guarded`]), so
+//! that `--include-ignored` fails them cleanly instead of aborting the test binary or
+//! exhausting the machine's memory.
 
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -179,7 +184,9 @@ fn deep_case(text: String) -> Outcome {
 
 #[test]
 fn deep_lists() {
-    deep_case(format!("X => {}{}", "[".repeat(DEEP), "]".repeat(DEEP))).unwrap_err();
+    // Valid text: a result or a clean error (at present an error: the nesting limits). The
+    // same holds for the other valid deep cases (`.ok()` below).
+    deep_case(format!("X => {}{}", "[".repeat(DEEP), "]".repeat(DEEP))).ok();
     // Unclosed: a syntax error, found without recursion.
     deep_case(format!("X => {}", "[".repeat(DEEP))).unwrap_err();
     deep_case(format!("X => {}1", "[".repeat(DEEP))).unwrap_err();
@@ -189,7 +196,7 @@ fn deep_lists() {
 
 #[test]
 fn deep_parentheses() {
-    deep_case(format!("X => {}1{}", "(".repeat(DEEP), ")".repeat(DEEP))).unwrap_err();
+    deep_case(format!("X => {}1{}", "(".repeat(DEEP), ")".repeat(DEEP))).ok();
     deep_case(format!("X => {}1", "(".repeat(DEEP))).unwrap_err();
     deep_case(format!("X => 1{}", ")".repeat(DEEP))).unwrap_err();
 }
@@ -201,17 +208,18 @@ fn deep_blocks() {
         "{ A => ".repeat(DEEP),
         " }".repeat(DEEP)
     ))
-    .unwrap_err();
-    deep_case(format!("{}{}", "A => {".repeat(DEEP), "}".repeat(DEEP))).unwrap_err();
+    .ok();
+    deep_case(format!("{}{}", "A => {".repeat(DEEP), "}".repeat(DEEP))).ok();
     deep_case("X => {".repeat(DEEP)).unwrap_err();
     deep_case(format!("X => {}{}", "{".repeat(DEEP), "}".repeat(DEEP))).unwrap_err();
 }
 
 #[test]
 fn deep_unary_operators() {
-    deep_case(format!("X => {}1", "-".repeat(DEEP))).unwrap_err();
-    deep_case(format!("X => {}true", "!".repeat(DEEP))).unwrap_err();
-    deep_case(format!("X => {}1", "- ".repeat(DEEP))).unwrap_err();
+    deep_case(format!("X => {}1", "-".repeat(DEEP))).ok();
+    deep_case(format!("X => {}true", "!".repeat(DEEP))).ok();
+    deep_case(format!("X => {}1", "- ".repeat(DEEP))).ok();
+    // `!-1`...: a type error at the latest.
     deep_case(format!("X => {}true", "!-".repeat(DEEP / 2))).unwrap_err();
 }
 
@@ -239,25 +247,25 @@ fn long_flat_operator_chains() {
 
 #[test]
 fn deep_conditionals_calls_and_interpolations() {
-    deep_case(format!("X => {}1", "if (true) then ".repeat(DEEP))).unwrap_err();
+    deep_case(format!("X => {}1", "if (true) then ".repeat(DEEP))).ok();
     deep_case(format!(
         "X => {}1{}",
         "if (true) then 1 else (".repeat(DEEP),
         ")".repeat(DEEP)
     ))
-    .unwrap_err();
+    .ok();
     deep_case(format!(
         "X => {}1{}",
         "max([".repeat(DEEP),
         "])".repeat(DEEP)
     ))
-    .unwrap_err();
+    .ok();
     deep_case(format!(
         "def f(x) = $x\nX => {}1{}",
         "f(".repeat(DEEP),
         ")".repeat(DEEP)
     ))
-    .unwrap_err();
+    .ok();
     deep_case(format!("X => {}", "import(".repeat(DEEP))).unwrap_err();
     // A string interpolating a selector that holds a string that interpolates ...
     deep_case(format!(
@@ -273,7 +281,7 @@ fn deep_regular_expressions() {
     // The regex is compiled by the evaluator's regex engine: its own nesting limit must
     // hold.
     let re = format!("{}a{}", "(".repeat(DEEP), ")".repeat(DEEP));
-    deep_case(format!("X => 'a' =~ /{re}/")).unwrap_err();
+    deep_case(format!("X => 'a' =~ /{re}/")).ok();
     let re = format!("{}a", "(?:".repeat(DEEP));
     deep_case(format!("X => 'a' =~ /{re}/")).unwrap_err();
     deep_case(format!("X => 'a' =~ /{}/", "a*".repeat(DEEP))).ok();
@@ -394,7 +402,9 @@ fn long_chain_of_nested_blocks() {
 
 /// An `n`-resource reference cycle `A0 => $A1`, ..., `A{n-1} => $A0`: an error naming it.
 fn reference_cycle(n: usize) {
-    let text: String = (0..n).map(|i| format!("A{i} => $A{}\n", (i + 1) % n)).collect();
+    let text: String = (0..n)
+        .map(|i| format!("A{i} => $A{}\n", (i + 1) % n))
+        .collect();
     let out = compile(text);
     let e = expect_error(&out);
     assert!(
@@ -406,19 +416,13 @@ fn reference_cycle(n: usize) {
 
 #[test]
 fn long_reference_cycle() {
-    // Small: see `reference_cycle_of_20000` for the size that shows a bug.
     reference_cycle(1000);
 }
 
-/// BUG: the memory (and time) a reference cycle's error takes grows with the square of the
-/// cycle's length: 1,000 resources take 95 MB, 4,000 take 1.3 GB, 8,000 take 5 GB and 30 s
-/// (debug build); 20,000 were killed by the OOM killer at 23 GB. `Evaluator::force`
-/// (cf2-eval/src/eval.rs) stores a clone of the failing `EvalError` in every slot the error
-/// unwinds through (`SlotState::Failed(e.clone())`), and the cycle diagnostic holds the
-/// whole cycle (a message naming all n resources and a note per resource), so n slots each
-/// hold an O(n) diagnostic. Run in a child process limited to 4 GiB.
+/// A 20,000-resource cycle: every resource on it memoises its error, so the error's size
+/// must not grow with the cycle (it once did: 20,000 needed over 20 GB). Run in a child
+/// process limited to 4 GiB.
 #[test]
-#[ignore = "bug: a 20,000-resource reference cycle needs O(n^2) memory (> 20 GB) for its error"]
 fn reference_cycle_of_20000() {
     guarded(
         "reference_cycle_of_20000",
@@ -694,12 +698,9 @@ fn huge_numbers() {
     expect_error(&e);
     let e = compile("X => -(-9223372036854775807 - 1)\n");
     expect_error(&e);
-    // The one integer division that overflows: an error, or (as now) the exact quotient
-    // 2^63 as a float, like any other quotient that is not an `Int`.
-    match compile("X => (-9223372036854775807 - 1) / -1\n") {
-        Ok(v) => assert_eq!(top(&v, "X"), &Value::Number(Number::Float(9223372036854775808.0))),
-        Err(_) => {}
-    }
+    // The one integer division that overflows.
+    let e = compile("X => (-9223372036854775807 - 1) / -1\n");
+    expect_error(&e);
 
     let v = expect_ok(compile(
         "X => 9223372036854775807\nY => -9223372036854775807 - 1\n",
@@ -906,7 +907,9 @@ fn siblings(n: usize) {
     let v = expect_ok(compile(text));
     assert_eq!(top(&v, "Root.a7.b7"), &int(7));
     assert_eq!(
-        v.get_path("Root").and_then(Value::as_block).map(|b| b.len()),
+        v.get_path("Root")
+            .and_then(Value::as_block)
+            .map(|b| b.len()),
         Some(50)
     );
 }
@@ -918,21 +921,20 @@ fn many_siblings_through_implicit_paths() {
 }
 
 /// BUG: compile time grows with the square of the number of definitions of one resource,
-/// and every implicit-path statement `Root.x => ...` is a definition of `Root`: 2,000 such
-/// statements take 0.8 s, 4,000 take 3.5 s, 8,000 take 10 s, 20,000 take 66 s (debug
-/// build; `Root.bI => I` alone shows it too), against 0.16 s for 8,000 top-level
-/// definitions. `Evaluator::tops` (cf2-eval/src/fold.rs) compares every definition of a
-/// slot with every other (`rank` in a nested loop over `set`). A configuration with one
-/// big block defined line by line is ordinary; 50,000 lines should take seconds, not
-/// (extrapolated) ten minutes.
+/// and every implicit-path statement `Root.x => ...` is a definition of `Root`. Debug
+/// build: 2,000 such statements take 0.8 s, 4,000 take 3.5 s, 8,000 take 10 s, 20,000 take
+/// 66 s (`Root.bI => I` alone shows it too). Release build: 50,000 take 18 s, 100,000 take
+/// 72 s — against 0.56 s for 100,000 top-level definitions. `Evaluator::tops`
+/// (cf2-eval/src/fold.rs) compares every definition of a slot with every other (`rank` in a
+/// nested loop over `set`). A big block defined line by line is ordinary; 100,000 lines
+/// should take a second or two, as top-level definitions do.
 #[test]
-#[ignore = "bug: O(n^2) time in the number of definitions of one block (20,000 implicit paths: 66 s)"]
 fn many_definitions_of_one_block() {
     guarded(
         "many_definitions_of_one_block",
         4096,
-        Duration::from_secs(60),
-        || siblings(50_000),
+        Duration::from_secs(30),
+        || siblings(100_000),
     );
 }
 
@@ -953,10 +955,8 @@ fn long_token(text: String) {
 /// with 100,000 non-ASCII letters. The debug `cf2` binary (8 MiB main stack) aborts on a
 /// file with 30,000 consecutive comment lines. Release builds handle 10 MB tokens.
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "bug: debug-build lexer overflows the stack on long comments runs / non-ASCII tokens"
-)]
+// The lexer is optimised even in debug builds (Cargo.toml), or logos' per-byte recursion
+// would overflow the stack on long tokens.
 fn long_tokens_in_debug_builds() {
     guarded(
         "long_tokens_in_debug_builds",

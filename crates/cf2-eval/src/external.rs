@@ -316,8 +316,7 @@ pub trait FunctionProvider: Send + Sync {
     }
 }
 
-type CallFn =
-    dyn Fn(&mut dyn CallContext, Vec<Arg>) -> Result<Option<Value>, String> + Send + Sync;
+type CallFn = dyn Fn(&mut dyn CallContext, Vec<Arg>) -> Result<Option<Value>, String> + Send + Sync;
 type MutateFn = dyn Fn(&mut dyn CallContext, Vec<Value>, Option<Value>) -> Result<Option<Value>, String>
     + Send
     + Sync;
@@ -521,7 +520,10 @@ impl CallContext for Cx<'_, '_> {
     }
 
     fn resource(&self) -> Option<String> {
-        self.ev.stack.last().map(|s| self.ev.slot(*s).path.to_string())
+        self.ev
+            .stack
+            .last()
+            .map(|s| self.ev.slot(*s).path.to_string())
     }
 
     fn lookup(&mut self, path: &str) -> Result<Option<Value>, String> {
@@ -529,8 +531,7 @@ impl CallContext for Cx<'_, '_> {
             return Err("references cannot be looked up here".into());
         };
         let site = self.site;
-        let r = deep(|| self.ev.lookup_path(path, sc, site))
-            .and_then(|v| self.ev.export(&v, site));
+        let r = deep(|| self.ev.lookup_path(path, sc, site)).and_then(|v| self.ev.export(&v, site));
         r.map_err(|e| self.fail(e))
     }
 
@@ -617,12 +618,14 @@ impl<'a> Evaluator<'a> {
         let name = call.name.name.to_string();
         if !f.callable() {
             return Err(EvalError::new(
-                Diagnostic::error(format!(
-                    "`{name}` can only be used as a mutation function"
-                ))
-                .at(call.span)
-                .note(format!("`{}` ({}) defines no function to call", f.name(), f.origin()))
-                .hint(format!("use it as `X ~({name})> value`")),
+                Diagnostic::error(format!("`{name}` can only be used as a mutation function"))
+                    .at(call.span)
+                    .note(format!(
+                        "`{}` ({}) defines no function to call",
+                        f.name(),
+                        f.origin()
+                    ))
+                    .hint(format!("use it as `X ~({name})> value`")),
             ));
         }
         if params.len() != call.args.len() {
@@ -695,7 +698,7 @@ impl<'a> Evaluator<'a> {
         if !mutation.commutative && tops.len() > 1 {
             let mut e = self.order_error(s, tops);
             e.diag.notes.push(format!(
-                "`{}` ({}) is not commutative, so definitions that no import orders cannot be combined",
+                "`{}` ({}) is not commutative, so unordered definitions cannot be combined",
                 f.name(),
                 f.origin()
             ));
@@ -806,7 +809,10 @@ impl<'a> Evaluator<'a> {
                 ))
                 .at(at)
                 .with_label(format!("this is {kind}"))
-                .note(format!("the prototype of `{name}` declares `{}` here", types.types())),
+                .note(format!(
+                    "the prototype of `{name}` declares `{}` here",
+                    types.types()
+                )),
             )),
         }
     }
@@ -1001,7 +1007,10 @@ mod tests {
         let p = ParamType::parse("number | String").unwrap();
         assert_eq!(p, ParamType::NUMBER | ParamType::STRING);
         assert_eq!(p.to_string(), "NUMBER|STRING");
-        assert_eq!(ParamType::parse("ANYTYPE|NOEVAL").unwrap().to_string(), "ANYTYPE|NOEVAL");
+        assert_eq!(
+            ParamType::parse("ANYTYPE|NOEVAL").unwrap().to_string(),
+            "ANYTYPE|NOEVAL"
+        );
         assert_eq!(ParamType::parse("SCALAR").unwrap().to_string(), "SCALAR");
         assert!(ParamType::parse("NUMBERS").is_err());
         assert!(ParamType::parse("").is_err());

@@ -44,7 +44,10 @@ fn element_error(call: &ast::Call, arg: &Expr, index: usize, want: &str, got: &V
             got.describe()
         ))
         .at(arg.span)
-        .with_label(format!("element {index} of this list is {}", got.kind_phrase())),
+        .with_label(format!(
+            "element {index} of this list is {}",
+            got.kind_phrase()
+        )),
     )
 }
 
@@ -210,9 +213,7 @@ impl<'a> Evaluator<'a> {
                         Some(b) => match compare_scalars(x, b) {
                             Some(o) if o == want => Some(x),
                             Some(_) => Some(b),
-                            None => {
-                                return Err(element_error(call, arg, i, "numbers, or text", x))
-                            }
+                            None => return Err(element_error(call, arg, i, "numbers, or text", x)),
                         },
                     };
                 }

@@ -26,8 +26,10 @@ pub(crate) struct Marks {
     list: Table,
     string: Table,
     regex: Table,
-    pub(crate) ctx: Table,
     pub(crate) arg: Table,
+    /// `call_eval(eval, dispatch, args)` and `call_mutate(mutate, dispatch, top, lower)`.
+    pub(crate) call_eval: mlua::Function,
+    pub(crate) call_mutate: mlua::Function,
 }
 
 fn same(a: &Table, b: &Table) -> bool {
@@ -42,13 +44,14 @@ impl Marks {
             list: t.raw_get("LIST")?,
             string: t.raw_get("STRING")?,
             regex: t.raw_get("REGEX")?,
-            ctx: t.raw_get("CTX")?,
             arg: t.raw_get("ARG")?,
+            call_eval: t.raw_get("call_eval")?,
+            call_mutate: t.raw_get("call_mutate")?,
         })
     }
 
     /// A cf2 value as a Lua value (`None`, undefined, is `nil`).
-    pub(crate) fn to_lua(&self, lua: &Lua, v: Option<&Value>) -> mlua::Result<mlua::Value> {
+    pub(crate) fn lua_value(&self, lua: &Lua, v: Option<&Value>) -> mlua::Result<mlua::Value> {
         let Some(v) = v else {
             return Ok(mlua::Value::Nil);
         };
@@ -66,7 +69,7 @@ impl Marks {
             Value::List(items) => {
                 let t = lua.create_table_with_capacity(items.len(), 0)?;
                 for (i, x) in items.iter().enumerate() {
-                    t.raw_set(i + 1, self.to_lua(lua, Some(x))?)?;
+                    t.raw_set(i + 1, self.lua_value(lua, Some(x))?)?;
                 }
                 t.set_metatable(Some(self.list.clone()))?;
                 mlua::Value::Table(t)
@@ -75,7 +78,7 @@ impl Marks {
                 let t = lua.create_table_with_capacity(0, members.len())?;
                 let keys = lua.create_table_with_capacity(members.len(), 0)?;
                 for (i, (k, x)) in members.iter().enumerate() {
-                    t.raw_set(k.as_str(), self.to_lua(lua, Some(x))?)?;
+                    t.raw_set(k.as_str(), self.lua_value(lua, Some(x))?)?;
                     keys.raw_set(i + 1, k.as_str())?;
                 }
                 self.order.raw_set(&t, keys)?;
@@ -86,7 +89,7 @@ impl Marks {
     }
 
     /// A module's result as a cf2 value (`nil` is undefined).
-    pub(crate) fn from_lua(&self, v: mlua::Value) -> Result<Option<Value>, String> {
+    pub(crate) fn result(&self, v: mlua::Value) -> Result<Option<Value>, String> {
         let mut path = Vec::new();
         match v {
             mlua::Value::Nil => Ok(None),

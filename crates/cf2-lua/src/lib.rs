@@ -68,8 +68,11 @@ pub struct LuaFunctions {
     dirs: Vec<PathBuf>,
     limits: Limits,
     /// Modules by lower-case name (`None`: not on the path), loaded once.
-    modules: Mutex<HashMap<String, Option<Result<Arc<LuaModule>, String>>>>,
+    modules: Mutex<HashMap<String, Option<Loaded>>>,
 }
+
+/// A module, or why it could not be loaded.
+type Loaded = Result<Arc<LuaModule>, String>;
 
 /// Names that standard functions and mutation functions own: a module with one of these
 /// names would never be called.
@@ -140,16 +143,14 @@ impl FunctionProvider for LuaFunctions {
             return None;
         }
         let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = modules.entry(name.clone()).or_insert_with(|| {
-            match self.find_file(&name) {
+        let entry = modules
+            .entry(name.clone())
+            .or_insert_with(|| match self.find_file(&name) {
                 Ok(None) => None,
                 Ok(Some(path)) => Some(LuaModule::load(&name, &path, self.limits).map(Arc::new)),
                 Err(e) => Some(Err(e)),
-            }
-        });
-        entry
-            .clone()
-            .map(|r| r.map(|m| m as Arc<dyn Function>))
+            });
+        entry.clone().map(|r| r.map(|m| m as Arc<dyn Function>))
     }
 
     fn names(&self) -> Vec<String> {
@@ -244,10 +245,9 @@ impl LuaModule {
     /// Loads the module at `path` as the function `name`.
     pub fn load(name: &str, path: &Path, limits: Limits) -> Result<LuaModule, String> {
         let display = path.display().to_string();
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read `{display}`: {e}"))?;
-        let source = String::from_utf8(bytes)
-            .map_err(|_| format!("`{display}` is not UTF-8 text"))?;
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{display}`: {e}"))?;
+        let source =
+            String::from_utf8(bytes).map_err(|_| format!("`{display}` is not UTF-8 text"))?;
         Self::from_source(name, &display, &source, limits)
     }
 
@@ -284,12 +284,13 @@ impl LuaModule {
         Ok(state)
     }
 
-    /// Runs `f` in this thread's state with the call's context reachable from Lua.
+    /// Runs `f` in this thread's state; `f` gets the call's link to the evaluator (the
+    /// `dispatch` function behind `ctx` and `NOEVAL` handles), valid only during the call.
     fn run(
         &self,
         cx: &mut dyn CallContext,
         handles: Vec<Unevaluated>,
-        f: impl FnOnce(&State, mlua::Table) -> mlua::Result<mlua::Value>,
+        f: impl FnOnce(&State, mlua::Function) -> mlua::Result<mlua::Value>,
     ) -> Result<Option<Value>, String> {
         let state = self.state()?;
         let _enter = Enter::new(&state.budget);
@@ -300,21 +301,38 @@ impl LuaModule {
                 let mut cx = cx
                     .try_borrow_mut()
                     .map_err(|_| mlua::Error::runtime("the call's context is busy"))?;
+                let text = |x: &mlua::Value| match x {
+                    mlua::Value::String(s) => Some(s.to_string_lossy()),
+                    _ => None,
+                };
                 match op {
+                    // A field of ctx, read on first use.
+                    0 => {
+                        let field = text(&x).unwrap_or_default();
+                        let loc = || cx.location();
+                        Ok(match field.as_str() {
+                            "name" => mlua::Value::String(lua.create_string(cx.name())?),
+                            "file" => mlua::Value::String(lua.create_string(loc().file)?),
+                            "line" => mlua::Value::Integer(loc().line as i64),
+                            "column" => mlua::Value::Integer(loc().column as i64),
+                            "resource" => match cx.resource() {
+                                Some(r) => mlua::Value::String(lua.create_string(r)?),
+                                None => mlua::Value::Nil,
+                            },
+                            _ => mlua::Value::Nil,
+                        })
+                    }
                     1 => {
-                        let path = match &x {
-                            mlua::Value::String(s) => s.to_string_lossy(),
-                            _ => return Err(mlua::Error::runtime("ctx:lookup needs a path such as 'Web.Ports'")),
+                        let Some(path) = text(&x) else {
+                            return Err(mlua::Error::runtime(
+                                "ctx:lookup needs a path such as 'Web.Ports'",
+                            ));
                         };
                         let v = cx.lookup(&path).map_err(mlua::Error::runtime)?;
-                        state.marks.to_lua(lua, v.as_ref())
+                        state.marks.lua_value(lua, v.as_ref())
                     }
                     2 => {
-                        let message = match &x {
-                            mlua::Value::String(s) => s.to_string_lossy(),
-                            _ => String::new(),
-                        };
-                        cx.warn(&message);
+                        cx.warn(&text(&x).unwrap_or_default());
                         Ok(mlua::Value::Nil)
                     }
                     3 => {
@@ -327,26 +345,13 @@ impl LuaModule {
                             return Err(mlua::Error::runtime("not an argument of this call"));
                         };
                         let v = cx.evaluate(h).map_err(mlua::Error::runtime)?;
-                        state.marks.to_lua(lua, v.as_ref())
+                        state.marks.lua_value(lua, v.as_ref())
                     }
                     _ => Err(mlua::Error::runtime("unknown context operation")),
                 }
             })?;
-            let ctx = {
-                let cx = cx.borrow();
-                let loc = cx.location();
-                let t = lua.create_table_with_capacity(0, 7)?;
-                t.raw_set("name", cx.name())?;
-                t.raw_set("file", loc.file)?;
-                t.raw_set("line", loc.line)?;
-                t.raw_set("column", loc.column)?;
-                t.raw_set("resource", cx.resource())?;
-                t.raw_set("_d", dispatch)?;
-                t.set_metatable(Some(state.marks.ctx.clone()))?;
-                t
-            };
-            let v = f(&state, ctx)?;
-            state.marks.from_lua(v).map_err(|e| {
+            let v = f(&state, dispatch)?;
+            state.marks.result(v).map_err(|e| {
                 mlua::Error::runtime(format!("{}: the function returned {e}", self.display))
             })
         });
@@ -383,8 +388,9 @@ impl LuaModule {
 }
 
 fn mebibytes(bytes: usize) -> String {
-    if bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0 {
-        format!("{} MiB", bytes / (1024 * 1024))
+    const MIB: usize = 1024 * 1024;
+    if bytes >= MIB && (bytes / MIB) * MIB == bytes {
+        format!("{} MiB", bytes / MIB)
     } else {
         format!("{bytes} bytes")
     }
@@ -433,8 +439,8 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
         HookTriggers::new().every_nth_instruction(HOOK_STEP),
         move |_, debug| {
             let b = &hook_budget;
-            let used = b.used.fetch_add(u64::from(HOOK_STEP), Ordering::SeqCst)
-                + u64::from(HOOK_STEP);
+            let used =
+                b.used.fetch_add(u64::from(HOOK_STEP), Ordering::SeqCst) + u64::from(HOOK_STEP);
             if used <= b.limit {
                 return Ok(VmState::Continue);
             }
@@ -444,7 +450,10 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
                 (Some(s), Some(l)) => format!("{s}:{l}: "),
                 _ => String::new(),
             };
-            Err(mlua::Error::runtime(format!("{place}{}", b.exceeded_message())))
+            Err(mlua::Error::runtime(format!(
+                "{place}{}",
+                b.exceeded_message()
+            )))
         },
     )
     .map_err(fail)?;
@@ -457,6 +466,10 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
                 Ok(())
             }
         })
+        .map_err(fail)?;
+    let spent_budget = budget.clone();
+    let budget_spent = lua
+        .create_function(move |_, ()| Ok(spent_budget.spent.load(Ordering::SeqCst)))
         .map_err(fail)?;
     let max_steps = limits.pattern_steps;
     let pattern_check = lua
@@ -479,7 +492,7 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
         .load(PRELUDE)
         .set_name("=cf2 sandbox")
         .set_mode(ChunkMode::Text)
-        .call((budget_check, pattern_check))
+        .call((budget_check, budget_spent, pattern_check))
         .map_err(fail)?;
     let marks = Marks::new(&marks).map_err(fail)?;
     lua.set_memory_limit(limits.memory).map_err(fail)?;
@@ -542,7 +555,10 @@ fn declare(
         }
     }
     let function = |field: &str| -> Result<Option<mlua::Function>, String> {
-        match t.raw_get::<mlua::Value>(field).map_err(|e| err(error_text(&e)))? {
+        match t
+            .raw_get::<mlua::Value>(field)
+            .map_err(|e| err(error_text(&e)))?
+        {
             mlua::Value::Nil => Ok(None),
             mlua::Value::Function(f) => Ok(Some(f)),
             other => Err(err(format!(
@@ -641,16 +657,15 @@ impl Function for LuaModule {
                 Arg::Value(_) => None,
             })
             .collect();
-        self.run(cx, handles, |state, ctx| {
+        self.run(cx, handles, |state, dispatch| {
             let lua = &state.lua;
             let t = lua.create_table_with_capacity(args.len(), 2)?;
             let types = lua.create_table_with_capacity(args.len(), 0)?;
-            let dispatch: mlua::Value = ctx.raw_get("_d")?;
             let mut handle = 0;
             for (i, a) in args.iter().enumerate() {
                 let (v, kind) = match a {
                     Arg::Value(v) => (
-                        state.marks.to_lua(lua, v.as_ref())?,
+                        state.marks.lua_value(lua, v.as_ref())?,
                         v.as_ref().map(Value::type_name).unwrap_or("undef"),
                     ),
                     Arg::Unevaluated(u) => {
@@ -663,7 +678,7 @@ impl Function for LuaModule {
                         h.raw_set("file", u.location.file.as_str())?;
                         h.raw_set("line", u.location.line)?;
                         h.raw_set("column", u.location.column)?;
-                        h.raw_set("_d", dispatch.clone())?;
+                        h.raw_set("_d", &dispatch)?;
                         h.set_metatable(Some(state.marks.arg.clone()))?;
                         (mlua::Value::Table(h), "unevaluated")
                     }
@@ -674,7 +689,7 @@ impl Function for LuaModule {
             t.raw_set("n", args.len())?;
             t.raw_set("types", types)?;
             match &state.eval {
-                Some(f) => f.call((t, ctx)),
+                Some(f) => state.marks.call_eval.call((f, dispatch, t)),
                 None => Ok(mlua::Value::Nil),
             }
         })
@@ -690,12 +705,12 @@ impl Function for LuaModule {
         top: Vec<Value>,
         lower: Option<Value>,
     ) -> Result<Option<Value>, String> {
-        self.run(cx, Vec::new(), |state, ctx| {
+        self.run(cx, Vec::new(), |state, dispatch| {
             let lua = &state.lua;
-            let list = state.marks.to_lua(lua, Some(&Value::List(top)))?;
-            let lower = state.marks.to_lua(lua, lower.as_ref())?;
+            let list = state.marks.lua_value(lua, Some(&Value::List(top)))?;
+            let lower = state.marks.lua_value(lua, lower.as_ref())?;
             match &state.mutate {
-                Some(f) => f.call((list, lower, ctx)),
+                Some(f) => state.marks.call_mutate.call((f, dispatch, list, lower)),
                 None => Ok(mlua::Value::Nil),
             }
         })

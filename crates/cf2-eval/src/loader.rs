@@ -66,11 +66,51 @@ pub struct Loader {
     signatures: FrozenMap<PathBuf, Box<Signed>>,
     /// Serialises the assignment of file ids (a load is check-then-insert).
     adding: Mutex<()>,
+    /// Import searches already done, by (name, importing directory, default extensions,
+    /// project directory): a fleet's hosts import the same files, and each search costs
+    /// several `stat`s. Files are taken not to move during a run.
+    searches: Mutex<std::collections::HashMap<(String, PathBuf, bool, PathBuf), PathBuf>>,
+    /// Canonical forms of paths already resolved (each costs a `readlink` per component).
+    canonical: Mutex<std::collections::HashMap<PathBuf, PathBuf>>,
 }
 
 impl Loader {
     pub fn new() -> Loader {
         Loader::default()
+    }
+
+    /// A cached import search (see `searches`).
+    pub fn cached_search(&self, key: &(String, PathBuf, bool, PathBuf)) -> Option<PathBuf> {
+        self.searches
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned()
+    }
+
+    pub fn remember_search(&self, key: (String, PathBuf, bool, PathBuf), found: PathBuf) {
+        self.searches
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, found);
+    }
+
+    /// The canonical form of `path`, through the host once per path and run.
+    pub fn canonicalize(&self, host: &dyn Host, path: &Path) -> std::io::Result<PathBuf> {
+        if let Some(c) = self
+            .canonical
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(path)
+        {
+            return Ok(c.clone());
+        }
+        let c = host.canonicalize(path)?;
+        self.canonical
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(path.to_path_buf(), c.clone());
+        Ok(c)
     }
 
     pub fn get(&self, id: FileId) -> Option<&LoadedFile> {

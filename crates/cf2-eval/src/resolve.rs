@@ -146,8 +146,8 @@ impl<'a> Evaluator<'a> {
         display: Option<String>,
     ) -> R<FileId> {
         let canonical = self
-            .host
-            .canonicalize(path)
+            .loader
+            .canonicalize(self.host, path)
             .unwrap_or_else(|_| path.to_path_buf());
         let display = display.unwrap_or_else(|| self.display_name(&canonical));
         let here = |d: Diagnostic| match at {
@@ -459,7 +459,22 @@ impl<'a> Evaluator<'a> {
     }
 
     fn search(&self, name: &str, importer: FileId, cf2_ext: bool, at: Span) -> R<PathBuf> {
-        let cwd = self.host.current_dir();
+        let importer_dir = self
+            .file(importer)
+            .and_then(|f| f.path.parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let key = (name.to_string(), importer_dir, cf2_ext, self.project_dir());
+        if let Some(found) = self.loader.cached_search(&key) {
+            return Ok(found);
+        }
+        let found = self.search_uncached(name, importer, cf2_ext, at)?;
+        self.loader.remember_search(key, found.clone());
+        Ok(found)
+    }
+
+    fn search_uncached(&self, name: &str, importer: FileId, cf2_ext: bool, at: Span) -> R<PathBuf> {
+        let cwd = self.cwd.clone();
         let mut names: Vec<String> = vec![name.to_string()];
         let mut dirs: Vec<PathBuf> = Vec::new();
         let mut rel = name.to_string();
@@ -529,7 +544,7 @@ impl<'a> Evaluator<'a> {
 
     /// Checks that `found` lies inside an allowed directory once links are resolved.
     fn confine(&mut self, found: &Path, name: &str, at: Span, import: bool) -> R<PathBuf> {
-        let cwd = self.host.current_dir();
+        let cwd = self.cwd.clone();
         let canonical = self
             .host
             .canonicalize(found)
@@ -561,7 +576,7 @@ impl<'a> Evaluator<'a> {
         if let Some(a) = &self.allowed {
             return a.clone();
         }
-        let cwd = self.host.current_dir();
+        let cwd = self.cwd.clone();
         let dirs: Vec<PathBuf> = self
             .opts
             .allowed_dirs
@@ -594,7 +609,7 @@ impl<'a> Evaluator<'a> {
 
     /// How diagnostics name a file: relative to the working directory when inside it.
     pub(crate) fn display_name(&self, path: &Path) -> String {
-        let cwd = self.host.current_dir();
+        let cwd = self.cwd.clone();
         match path.strip_prefix(&cwd) {
             Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
             _ => path.display().to_string(),

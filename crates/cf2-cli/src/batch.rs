@@ -42,7 +42,9 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
         }
     };
     let host = cf2::Secured::new(cf2::OsHost, security);
-    let loader = Loader::new();
+    // Imported files are parsed once for the whole batch; each host's own file lives in a
+    // child loader freed after that host, so memory does not grow with the fleet.
+    let shared = std::sync::Arc::new(Loader::new());
     let color = color();
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(args.files.len() as u64);
@@ -64,6 +66,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
                 Some(b) => b.suspend(|| eprint!("{text}")),
                 None => eprint!("{text}"),
             };
+            let loader = Loader::child(shared.clone());
             match evaluate(&host, &loader, Main::File(file), opts, &[""]) {
                 Ok(e) => {
                     let mut msgs = String::new();

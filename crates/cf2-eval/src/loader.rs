@@ -72,16 +72,48 @@ pub struct Loader {
     searches: Mutex<std::collections::HashMap<(String, PathBuf, bool, PathBuf), PathBuf>>,
     /// Canonical forms of paths already resolved (each costs a `readlink` per component).
     canonical: Mutex<std::collections::HashMap<PathBuf, PathBuf>>,
+    /// For one compile of a batch: the batch's shared loader. Imported files go there (so
+    /// every host shares them); the main file stays here and is freed with this loader, so
+    /// a batch's memory does not grow with its number of hosts.
+    parent: Option<std::sync::Arc<Loader>>,
 }
+
+/// File ids of a child loader start here, above any id of its parent.
+const CHILD_IDS: u32 = 1 << 31;
 
 impl Loader {
     pub fn new() -> Loader {
         Loader::default()
     }
 
+    /// A loader for one compile of a batch, sharing `parent`'s imported files and caches.
+    pub fn child(parent: std::sync::Arc<Loader>) -> Loader {
+        Loader {
+            parent: Some(parent),
+            ..Loader::default()
+        }
+    }
+
+    /// Where files imported by a compile go: the shared parent if there is one.
+    fn shared(&self) -> &Loader {
+        match &self.parent {
+            Some(p) => p,
+            None => self,
+        }
+    }
+
+    fn id_base(&self) -> u32 {
+        if self.parent.is_some() {
+            CHILD_IDS
+        } else {
+            0
+        }
+    }
+
     /// A cached import search (see `searches`).
     pub fn cached_search(&self, key: &(String, PathBuf, bool, PathBuf)) -> Option<PathBuf> {
-        self.searches
+        self.shared()
+            .searches
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(key)
@@ -89,7 +121,8 @@ impl Loader {
     }
 
     pub fn remember_search(&self, key: (String, PathBuf, bool, PathBuf), found: PathBuf) {
-        self.searches
+        self.shared()
+            .searches
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(key, found);
@@ -97,7 +130,8 @@ impl Loader {
 
     /// The canonical form of `path`, through the host once per path and run.
     pub fn canonicalize(&self, host: &dyn Host, path: &Path) -> std::io::Result<PathBuf> {
-        if let Some(c) = self
+        let cache = self.shared();
+        if let Some(c) = cache
             .canonical
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -106,7 +140,8 @@ impl Loader {
             return Ok(c.clone());
         }
         let c = host.canonicalize(path)?;
-        self.canonical
+        cache
+            .canonical
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(path.to_path_buf(), c.clone());
@@ -114,21 +149,37 @@ impl Loader {
     }
 
     pub fn get(&self, id: FileId) -> Option<&LoadedFile> {
-        self.files.get(id.0 as usize)
+        let base = self.id_base();
+        if id.0 >= base {
+            self.files.get((id.0 - base) as usize)
+        } else {
+            self.parent.as_deref().and_then(|p| p.get(id))
+        }
     }
 
     /// The file at canonical path `path`, if it is loaded.
     pub fn loaded(&self, path: &Path) -> Option<&LoadedFile> {
-        self.by_path.get(path).and_then(|id| self.get(*id))
+        match self.by_path.get(path).and_then(|id| self.get(*id)) {
+            Some(f) => Some(f),
+            None => self.parent.as_deref().and_then(|p| p.loaded(path)),
+        }
     }
 
     /// What verifying the file at `path` found, if it was a clearsigned file.
     pub fn signature(&self, path: &Path) -> Option<&Signed> {
-        self.signatures.get(path)
+        self.signatures
+            .get(path)
+            .or_else(|| self.parent.as_deref().and_then(|p| p.signature(path)))
     }
 
-    /// Adds a file given by its bytes (as read by the caller).
+    /// Adds an imported file given by its bytes (as read by the caller); shared with the
+    /// rest of a batch.
     pub fn add_bytes(&self, path: &Path, display: &str, bytes: Vec<u8>) -> &LoadedFile {
+        self.shared().add(path.to_path_buf(), display, bytes)
+    }
+
+    /// Adds the main file of a compile: kept by this loader only.
+    pub fn add_main(&self, path: &Path, display: &str, bytes: Vec<u8>) -> &LoadedFile {
         self.add(path.to_path_buf(), display, bytes)
     }
 
@@ -138,8 +189,9 @@ impl Loader {
         let content = signed.content.clone();
         let mut info = signed;
         info.content = Vec::new();
-        self.signatures.insert(path.to_path_buf(), Box::new(info));
-        self.add(path.to_path_buf(), display, content)
+        let shared = self.shared();
+        shared.signatures.insert(path.to_path_buf(), Box::new(info));
+        shared.add(path.to_path_buf(), display, content)
     }
 
     /// Loads the file at canonical path `path`, naming it `display` in diagnostics.
@@ -174,7 +226,11 @@ impl Loader {
                 return f;
             }
         }
-        let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
+        let id = FileId(
+            u32::try_from(self.files.len())
+                .unwrap_or(u32::MAX)
+                .saturating_add(self.id_base()),
+        );
         let file = build(id, path.clone(), display, bytes);
         self.files.push(Box::new(file));
         self.by_path.insert(path, Box::new(id));

@@ -175,6 +175,10 @@ impl<'a> Evaluator<'a> {
                         EvalError::new(d)
                     })?;
                     self.loader.add_signed(&canonical, &display, signed).id
+                } else if at.is_none() {
+                    // The main file: kept by this compile's loader only (a batch shares
+                    // imported files, not each host's own).
+                    self.loader.add_main(&canonical, &display, bytes).id
                 } else {
                     self.loader.add_bytes(&canonical, &display, bytes).id
                 }

@@ -57,6 +57,8 @@ def load_criterion(raw):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     for line in text.splitlines():
+        if "%" in line:  # "change:" lines against an earlier baseline
+            continue
         m = re.match(r"^(\S+)\s+time:\s+\[(.+)\]", line)
         if m:
             name = m.group(1)

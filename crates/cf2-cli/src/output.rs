@@ -144,7 +144,15 @@ pub fn write_atomic(path: &Path, data: &[u8], durable: bool) -> std::io::Result<
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    // Temporary files are created private (0600); an output is an ordinary file, so it is
+    // created 0666 and the umask decides, as for any file a program writes.
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(data)?;
     if durable {
         tmp.as_file().sync_all()?;

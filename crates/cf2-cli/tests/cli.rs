@@ -392,3 +392,32 @@ fn main_file_in_another_directory() {
         "{\n  \"A\": {\n    \"X\": 1\n  },\n  \"T\": \"top\"\n}\n"
     );
 }
+
+/// Outputs are ordinary files: readable by others under the usual umask (a temporary file
+/// is created private, and renaming it into place used to keep that).
+#[cfg(unix)]
+#[test]
+fn outputs_get_ordinary_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = project("A => 1\n");
+    let script = format!(
+        "umask 022 && '{}' compile main.cf2 -o out.json && '{}' compile main.cf2 --out-dir d",
+        env!("CARGO_BIN_EXE_cf2"),
+        env!("CARGO_BIN_EXE_cf2")
+    );
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_exit(&o, 0);
+    for file in ["out.json", "d/main.json"] {
+        let mode = fs::metadata(dir.path().join(file))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o644, "{file} has mode {mode:o}");
+    }
+}

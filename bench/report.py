@@ -193,8 +193,7 @@ def main(argv):
                "(default -j = 2 cores) and `jrsonnet -m DIR site.jsonnet`. hyperfine, 1 warm-up, "
                "output directory removed before each run.")
     site_table("Whole site, N = %d, outputs on tmpfs" % n, big_tmp, order, n,
-               "The same, writing to a RAM file system: compile time without the disk "
-               "(cf2 writes each output atomically with an fsync; jrsonnet does not fsync).")
+               "The same, writing to a RAM file system: compile time without the disk.")
     if n_js == n_small:
         site_table("Whole site, N = %d, outputs on disk (with C++ jsonnet)" % n_small, small,
                    order, n_small)

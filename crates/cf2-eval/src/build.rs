@@ -51,12 +51,7 @@ impl<'a> Evaluator<'a> {
                 self.block_mut(b).state = BlockState::Built;
                 Ok(())
             }
-            BuildSpec::Body {
-                stmts,
-                file,
-                scope,
-                chain,
-            } => self.build_body(b, stmts, file, scope, chain),
+            BuildSpec::Body { stmts, file, scope } => self.build_body(b, stmts, file, scope),
         }
     }
 
@@ -139,7 +134,6 @@ impl<'a> Evaluator<'a> {
         stmts: &'a [Statement],
         file: FileId,
         scope: ScopeId,
-        chain: Rc<Chain>,
     ) -> R<()> {
         let inst = InstId(self.insts.len() as u32);
         self.insts.push(Instance {
@@ -160,7 +154,7 @@ impl<'a> Evaluator<'a> {
             inline: false,
         };
         self.add_statements(b, &body, stmts, &[], &mut work);
-        let result = self.run_inline(b, inst, &chain, &mut work);
+        let result = self.run_inline(b, inst, &mut work);
         let reads = match std::mem::replace(&mut self.block_mut(b).state, BlockState::Built) {
             BlockState::Building { reads } => reads,
             _ => Vec::new(),
@@ -188,14 +182,13 @@ impl<'a> Evaluator<'a> {
         &mut self,
         b: BlockId,
         inst: InstId,
-        chain: &Rc<Chain>,
         work: &mut Work<'a>,
     ) -> R<Option<EvalError>> {
         // A "not defined" error may be a resource a later inline statement adds: keep the
         // first, run the rest, and let the restriction check speak first.
         let mut deferred: Option<EvalError> = None;
         while let Some((order, item)) = work.pending.pop_first() {
-            match self.run_one_inline(b, inst, chain, work, order, item) {
+            match self.run_one_inline(b, inst, work, order, item) {
                 Ok(()) => {}
                 Err(e) if e.kind == crate::error::ErrorKind::Missing => {
                     deferred.get_or_insert(e);
@@ -210,7 +203,6 @@ impl<'a> Evaluator<'a> {
         &mut self,
         b: BlockId,
         inst: InstId,
-        chain: &Rc<Chain>,
         work: &mut Work<'a>,
         order: Vec<u32>,
         item: Pending<'a>,
@@ -226,7 +218,7 @@ impl<'a> Evaluator<'a> {
                 Statement::Import(imp) => {
                     match self.resolve_import_expr(imp, item.scope)? {
                         Some(crate::resolve::Imported::File(file)) => {
-                            self.inline_import(b, &src, imp, file, chain, &order, work)?;
+                            self.inline_import(b, &src, imp, file, &order, work)?;
                         }
                         // A KeePass database imported inline: its entries join the block.
                         Some(crate::resolve::Imported::Value(v)) => {
@@ -286,7 +278,6 @@ impl<'a> Evaluator<'a> {
         src: &Source,
         imp: &'a ast::Import,
         file: FileId,
-        chain: &Rc<Chain>,
         order: &[u32],
         work: &mut Work<'a>,
     ) -> R<()> {
@@ -314,7 +305,6 @@ impl<'a> Evaluator<'a> {
         if let Some(e) = instance.edges.get_mut(src.node as usize) {
             e.push(node);
         }
-        let _ = chain;
         let scope = self.new_scope(Scope {
             root: b,
             file,

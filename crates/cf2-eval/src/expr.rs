@@ -93,7 +93,6 @@ impl<'a> Evaluator<'a> {
             stmts,
             file: scope.file,
             scope: sc,
-            chain: scope.chain.clone(),
         });
         b
     }
@@ -454,7 +453,6 @@ impl<'a> Evaluator<'a> {
             stmts: &loaded.ast.statements,
             file,
             scope,
-            chain,
         });
         Ok(Val::Block(b))
     }

@@ -39,10 +39,8 @@ pub(crate) enum Folded {
 pub(crate) enum Rank {
     Higher,
     Lower,
-    /// Neither outranks the other; `same_source` when they come from the same source.
-    Unordered {
-        same_source: bool,
-    },
+    /// Neither outranks the other.
+    Unordered,
 }
 
 enum TopKind {
@@ -64,27 +62,25 @@ impl<'a> Evaluator<'a> {
             return match (sa, sb) {
                 (Step::Src(ia, na), Step::Src(ib, nb)) if ia == ib => {
                     let Some(inst) = self.insts.get(ia.0 as usize) else {
-                        return Rank::Unordered { same_source: false };
+                        return Rank::Unordered;
                     };
                     if inst.reaches(*na, *nb) {
                         Rank::Higher
                     } else if inst.reaches(*nb, *na) {
                         Rank::Lower
                     } else {
-                        Rank::Unordered { same_source: false }
+                        Rank::Unordered
                     }
                 }
                 (Step::Seq(x), Step::Seq(y)) => match x.cmp(y) {
                     Ordering::Greater => Rank::Higher,
                     Ordering::Less => Rank::Lower,
-                    Ordering::Equal => Rank::Unordered { same_source: true },
+                    Ordering::Equal => Rank::Unordered,
                 },
-                _ => Rank::Unordered { same_source: false },
+                _ => Rank::Unordered,
             };
         }
-        Rank::Unordered {
-            same_source: ka.len() == kb.len(),
-        }
+        Rank::Unordered
     }
 
     /// Folds a slot's definitions into its value.
@@ -409,10 +405,6 @@ impl<'a> Evaluator<'a> {
     /// `cannot determine mutation order`, or, for one source, "defined twice".
     pub(crate) fn order_error(&self, s: SlotId, tops: &[DefId]) -> EvalError {
         let path = self.slot(s).path.clone();
-        let same_source = tops.windows(2).all(|w| match w {
-            [a, b] => self.rank(*a, *b) == Rank::Unordered { same_source: true },
-            _ => true,
-        });
         let describe = |d: DefId| {
             let def = self.def(d);
             format!("`{}` here", def.op.symbol())
@@ -426,7 +418,6 @@ impl<'a> Evaluator<'a> {
         }
         let ops: Vec<String> = tops.iter().map(|d| self.def(*d).op.symbol()).collect();
         let mixed_ops = ops.windows(2).any(|w| w[0] != w[1]);
-        let _ = same_source;
         let mut diag = if files.len() == 1 {
             let how = if mixed_ops {
                 format!("with different operators ({})", ops.join(", "))

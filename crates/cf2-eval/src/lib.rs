@@ -198,7 +198,6 @@ fn run(
         stmts: &file.ast.statements,
         file: id,
         scope,
-        chain,
     });
     let mut values = Vec::new();
     for path in paths {

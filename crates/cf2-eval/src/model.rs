@@ -156,8 +156,6 @@ pub enum BuildSpec<'a> {
         stmts: &'a [ast::Statement],
         file: FileId,
         scope: ScopeId,
-        /// Scope data for inline-imported files (their import chain starts here).
-        chain: Rc<Chain>,
     },
     /// One step of an implicit path (see [`Body::Implicit`]).
     Implicit {

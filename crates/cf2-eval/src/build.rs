@@ -66,9 +66,8 @@ impl<'a> Evaluator<'a> {
         let Some(ident) = def.path.get(next) else {
             return;
         };
-        let parent = self.block(b).path.clone();
         let name: Rc<str> = Rc::from(&*ident.name);
-        let slot = self.new_slot(name.clone(), &parent);
+        let slot = self.new_slot(name.clone(), b);
         self.block_mut(b).members.insert(name, slot);
         let file = self.scope(scope).file;
         if next + 1 == def.path.len() {
@@ -386,8 +385,7 @@ impl<'a> Evaluator<'a> {
         if let Some(s) = self.block(b).members.get(name) {
             return *s;
         }
-        let parent = self.block(b).path.clone();
-        let s = self.new_slot(name.clone(), &parent);
+        let s = self.new_slot(name.clone(), b);
         self.block_mut(b).members.insert(name.clone(), s);
         s
     }

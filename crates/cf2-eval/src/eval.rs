@@ -52,9 +52,9 @@ pub struct Evaluator<'a> {
     pub(crate) cwd: std::path::PathBuf,
     /// Blocks being materialised, with the path of the resource that holds each: meeting
     /// one again means a value contains itself.
-    pub(crate) materializing: Vec<(BlockId, Rc<str>)>,
-    /// Paths of the resources being materialised, innermost last.
-    pub(crate) materializing_paths: Vec<Rc<str>>,
+    pub(crate) materializing: Vec<(BlockId, Option<SlotId>)>,
+    /// The resources being materialised, innermost last.
+    pub(crate) materializing_slots: Vec<SlotId>,
     /// Secrets opened since the innermost [`Evaluator::tainting`] began (`crate::secret`).
     pub(crate) taint: Option<crate::secret::Taint>,
     /// How many taint records are open (none: secrets read are not noted).
@@ -89,7 +89,7 @@ impl<'a> Evaluator<'a> {
             main_dir: std::path::PathBuf::new(),
             cwd: host.current_dir(),
             materializing: Vec::new(),
-            materializing_paths: Vec::new(),
+            materializing_slots: Vec::new(),
             taint: None,
             taint_depth: 0,
             open_results: false,
@@ -124,10 +124,10 @@ impl<'a> Evaluator<'a> {
         &self.scopes[s.0 as usize]
     }
 
-    pub(crate) fn new_block(&mut self, path: Rc<str>, state: BlockState<'a>) -> BlockId {
+    pub(crate) fn new_block(&mut self, place: Place, state: BlockState<'a>) -> BlockId {
         let id = BlockId(self.blocks.len() as u32);
         self.blocks.push(BlockNode {
-            path,
+            place,
             members: IndexMap::new(),
             state,
             inst: None,
@@ -135,16 +135,11 @@ impl<'a> Evaluator<'a> {
         id
     }
 
-    pub(crate) fn new_slot(&mut self, name: Rc<str>, parent_path: &str) -> SlotId {
-        let path: Rc<str> = if parent_path.is_empty() {
-            name.clone()
-        } else {
-            format!("{parent_path}.{name}").into()
-        };
+    pub(crate) fn new_slot(&mut self, name: Rc<str>, parent: BlockId) -> SlotId {
         let id = SlotId(self.slots.len() as u32);
         self.slots.push(Slot {
             name,
-            path,
+            parent,
             defs: Vec::new(),
             private: false,
             state: SlotState::Pending,
@@ -169,12 +164,59 @@ impl<'a> Evaluator<'a> {
         self.loader.get(id)
     }
 
-    /// The path of the resource being evaluated (for naming new blocks).
-    pub(crate) fn current_path(&self) -> Rc<str> {
+    /// Where a block made now sits: in the resource being evaluated.
+    pub(crate) fn current_place(&self) -> Place {
         match self.stack.last() {
-            Some(s) => self.slot(*s).path.clone(),
-            None => Rc::from(""),
+            Some(s) => Place::Of(*s),
+            None => Place::Top,
         }
+    }
+
+    /// The dotted path of a resource (`Services.sshd.Port`), for messages.
+    pub(crate) fn slot_path(&self, s: SlotId) -> String {
+        let mut names: Vec<&str> = vec![&self.slot(s).name];
+        let prefix = self.place_prefix(self.slot(s).parent, &mut names);
+        let mut out = String::from(prefix);
+        for name in names.iter().rev() {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(name);
+        }
+        out
+    }
+
+    /// The dotted path of a block, for messages (empty for the configuration itself).
+    pub(crate) fn block_path(&self, b: BlockId) -> String {
+        let mut names: Vec<&str> = Vec::new();
+        let prefix = self.place_prefix(b, &mut names);
+        let mut out = String::from(prefix);
+        for name in names.iter().rev() {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(name);
+        }
+        out
+    }
+
+    /// Walks up from block `b`, pushing the names of the resources holding it (innermost
+    /// first), and returns the name the outermost one is placed under. A block is always
+    /// made after the resource it sits in, so the walk goes to ever older entries and
+    /// ends; the bound is a guard, not a limit input can reach.
+    fn place_prefix<'s>(&'s self, mut b: BlockId, names: &mut Vec<&'s str>) -> &'s str {
+        for _ in 0..=self.slots.len() {
+            match &self.block(b).place {
+                Place::Top => return "",
+                Place::Named(p) => return p,
+                Place::Of(s) => {
+                    let slot = self.slot(*s);
+                    names.push(&slot.name);
+                    b = slot.parent;
+                }
+            }
+        }
+        ""
     }
 
     // ----- slots --------------------------------------------------------------------
@@ -207,7 +249,7 @@ impl<'a> Evaluator<'a> {
             }
             Err(mut e) => {
                 if e.diag.resource.is_none() {
-                    e.diag.resource = Some(self.slot(s).path.to_string());
+                    e.diag.resource = Some(self.slot_path(s));
                 }
                 self.slot_mut(s).state = SlotState::Failed(e.clone());
                 Err(e)
@@ -219,9 +261,9 @@ impl<'a> Evaluator<'a> {
         let start = self.stack.iter().position(|x| *x == s).unwrap_or(0);
         let mut names: Vec<String> = self.stack[start..]
             .iter()
-            .map(|x| self.slot(*x).path.to_string())
+            .map(|x| self.slot_path(*x))
             .collect();
-        names.push(self.slot(s).path.to_string());
+        names.push(self.slot_path(s));
         // A long cycle is shown by its ends: every resource on it keeps a copy of this
         // error, so its size must not grow with the cycle.
         const SHOWN: usize = 6;
@@ -232,9 +274,9 @@ impl<'a> Evaluator<'a> {
             names.push(format!("… {hidden} more …"));
             names.extend(tail);
         }
-        let path = self.slot(s).path.clone();
+        let path = self.slot_path(s);
         let mut d = Diagnostic::error(format!("`{path}` depends on itself: {}", names.join(" → ")))
-            .resource(path.to_string());
+            .resource(path.clone());
         let mut first = true;
         for x in self.stack[start..].iter().take(SHOWN) {
             if let Some(def) = self.slot(*x).defs.first() {
@@ -243,7 +285,7 @@ impl<'a> Evaluator<'a> {
                     d = d.at(site).with_label("the cycle starts here");
                     first = false;
                 } else {
-                    d = d.also(site, format!("`{}` is defined here", self.slot(*x).path));
+                    d = d.also(site, format!("`{}` is defined here", self.slot_path(*x)));
                 }
             }
         }
@@ -272,7 +314,7 @@ impl<'a> Evaluator<'a> {
             return Err(EvalError::new(
                 Diagnostic::error(format!(
                     "the block `{}` is needed whole while its own inline statements are still being evaluated",
-                    self.block(b).path
+                    self.block_path(b)
                 ))
                 .at(at)
                 .hint("an inline `import`, `if` or function call cannot depend on the whole block it adds to"),

@@ -87,8 +87,8 @@ impl<'a> Evaluator<'a> {
     /// A `{ ... }` literal: a block built lazily, on first look-up.
     pub(crate) fn literal_block(&mut self, stmts: &'a [ast::Statement], sc: ScopeId) -> BlockId {
         let scope = self.scope(sc).clone();
-        let path = self.current_path();
-        let b = self.new_block(path, BlockState::Built);
+        let place = self.current_place();
+        let b = self.new_block(place, BlockState::Built);
         self.block_mut(b).state = BlockState::Unbuilt(BuildSpec::Body {
             stmts,
             file: scope.file,
@@ -435,8 +435,8 @@ impl<'a> Evaluator<'a> {
         let Some(loaded) = self.file(file) else {
             return Ok(Val::Undef);
         };
-        let path = self.current_path();
-        let b = self.new_block(path, BlockState::Built);
+        let place = self.current_place();
+        let b = self.new_block(place, BlockState::Built);
         let chain = Rc::new(Chain {
             file,
             site: Some(imp.span),

@@ -523,7 +523,7 @@ impl CallContext for Cx<'_, '_> {
         self.ev
             .stack
             .last()
-            .map(|s| self.ev.slot(*s).path.to_string())
+            .map(|s| self.ev.slot_path(*s))
     }
 
     fn lookup(&mut self, path: &str) -> Result<Option<Value>, String> {
@@ -704,7 +704,7 @@ impl<'a> Evaluator<'a> {
             ));
             return Err(e);
         }
-        let path = self.slot(s).path.clone();
+        let path = self.slot_path(s);
         let with_resource = |mut e: EvalError| {
             if e.diag.resource.is_none() {
                 e.diag.resource = Some(path.to_string());
@@ -967,8 +967,8 @@ impl<'a> Evaluator<'a> {
                     make_list(out).ok_or_else(too_deep)?
                 }
                 Value::Block(members) => {
-                    let path = self.current_path();
-                    let b = self.new_block(path.clone(), BlockState::Built);
+                    let place = self.current_place();
+                    let b = self.new_block(place, BlockState::Built);
                     for (i, (name, x)) in members.into_iter().enumerate() {
                         if !cf2_syntax::lexer::is_identifier(&name) {
                             return Err(EvalError::new(Diagnostic::error(format!(
@@ -978,7 +978,7 @@ impl<'a> Evaluator<'a> {
                         }
                         let x = self.import_at(x, depth + 1, site, file)?;
                         let name: Rc<str> = Rc::from(name);
-                        let slot = self.new_slot(name.clone(), &path);
+                        let slot = self.new_slot(name.clone(), b);
                         let d = self.new_def(Def {
                             op: Op::Assign,
                             body: Body::Value(x),

@@ -135,7 +135,7 @@ impl<'a> Evaluator<'a> {
                 None => found = Some((v, d)),
                 Some((first, fd)) => {
                     if !self.equal(first, &v, self.def(d).site)? {
-                        let path = self.slot(s).path.clone();
+                        let path = self.slot_path(s);
                         return Err(EvalError::new(
                             Diagnostic::error(format!(
                                 "`{path}` has two different `~({what})>` values"
@@ -311,7 +311,7 @@ impl<'a> Evaluator<'a> {
         let mut contribute = |ev: &mut Evaluator<'a>, d: Option<DefId>, v: &Val| -> R<()> {
             let Val::Block(b) = v else {
                 let site = d.map(|d| ev.def(d).site);
-                let path = ev.slot(s).path.clone();
+                let path = ev.slot_path(s);
                 let mut e = Diagnostic::error(format!(
                     "`~>` merges blocks, but a value of `{path}` is {}",
                     v.kind_phrase()
@@ -363,10 +363,9 @@ impl<'a> Evaluator<'a> {
         s: SlotId,
         members: IndexMap<Rc<str>, Vec<DefId>>,
     ) -> Val {
-        let path = self.slot(s).path.clone();
-        let b = self.new_block(path.clone(), BlockState::Built);
+        let b = self.new_block(Place::Of(s), BlockState::Built);
         for (name, defs) in members {
-            let slot = self.new_slot(name.clone(), &path);
+            let slot = self.new_slot(name.clone(), b);
             let private = defs.iter().any(|d| self.def(*d).private);
             let sl = self.slot_mut(slot);
             sl.defs = defs;
@@ -387,9 +386,9 @@ impl<'a> Evaluator<'a> {
                 next,
                 scope,
             } => {
-                let path = self.current_path();
+                let place = self.current_place();
                 let b = self.new_block(
-                    path,
+                    place,
                     BlockState::Unbuilt(BuildSpec::Implicit {
                         def: rd,
                         next,
@@ -404,7 +403,7 @@ impl<'a> Evaluator<'a> {
 
     /// `cannot determine mutation order`, or, for one source, "defined twice".
     pub(crate) fn order_error(&self, s: SlotId, tops: &[DefId]) -> EvalError {
-        let path = self.slot(s).path.clone();
+        let path = self.slot_path(s);
         let describe = |d: DefId| {
             let def = self.def(d);
             format!("`{}` here", def.op.symbol())

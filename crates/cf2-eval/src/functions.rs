@@ -112,7 +112,7 @@ impl<'a> Evaluator<'a> {
                 };
                 let mut w = Diagnostic::warning(text).at(call.span);
                 if let Some(s) = self.stack.last() {
-                    w = w.resource(self.slot(*s).path.to_string());
+                    w = w.resource(self.slot_path(*s));
                 }
                 self.warnings.push(w);
                 Ok(Val::Undef)

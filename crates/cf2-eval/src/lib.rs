@@ -181,7 +181,7 @@ fn run(
         Main::Text { .. } => ev.cwd.clone(),
     };
     ev.file_errors(id).map_err(flatten)?;
-    let top = ev.new_block(Rc::from(""), BlockState::Built);
+    let top = ev.new_block(model::Place::Top, BlockState::Built);
     let chain = Rc::new(Chain {
         file: id,
         site: None,

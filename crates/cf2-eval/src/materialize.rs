@@ -10,7 +10,6 @@ use crate::val::Val;
 use cf2_syntax::ast::ExprKind;
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::{Block, Value};
-use std::rc::Rc;
 
 impl<'a> Evaluator<'a> {
     /// The plain value of `v`; private members are left out unless `-p`.
@@ -56,11 +55,7 @@ impl<'a> Evaluator<'a> {
                 if let Some(i) = self.materializing.iter().position(|(x, _)| x == b) {
                     return Err(self.contains_itself(i, at));
                 }
-                let holder = self
-                    .materializing_paths
-                    .last()
-                    .cloned()
-                    .unwrap_or_else(|| Rc::from(""));
+                let holder = self.materializing_slots.last().copied();
                 self.materializing.push((*b, holder));
                 let result = self.materialize_members(*b, depth, at);
                 self.materializing.pop();
@@ -86,10 +81,10 @@ impl<'a> Evaluator<'a> {
             .materializing
             .iter()
             .skip(from)
-            .map(|(_, p)| p.to_string())
+            .map(|(_, s)| s.map(|s| self.slot_path(s)).unwrap_or_default())
             .collect();
-        if let Some(p) = self.materializing_paths.last() {
-            names.push(p.to_string());
+        if let Some(s) = self.materializing_slots.last() {
+            names.push(self.slot_path(*s));
         }
         if let Some(first) = names.first().cloned() {
             names.push(first);
@@ -108,9 +103,9 @@ impl<'a> Evaluator<'a> {
     }
 
     pub(crate) fn materialize_slot(&mut self, s: SlotId, depth: usize) -> R<Value> {
-        self.materializing_paths.push(self.slot(s).path.clone());
+        self.materializing_slots.push(s);
         let r = self.materialize_slot_inner(s, depth);
-        self.materializing_paths.pop();
+        self.materializing_slots.pop();
         r
     }
 
@@ -122,7 +117,7 @@ impl<'a> Evaluator<'a> {
         }
         self.materialize(&v, depth, at).map_err(|mut e| {
             if e.diag.resource.is_none() {
-                e.diag.resource = Some(self.slot(s).path.to_string());
+                e.diag.resource = Some(self.slot_path(s));
             }
             e
         })
@@ -138,7 +133,7 @@ impl<'a> Evaluator<'a> {
 
     /// A resource with no value reached the output (clarifications §5).
     pub(crate) fn undefined_error(&self, s: SlotId) -> EvalError {
-        let path = self.slot(s).path.clone();
+        let path = self.slot_path(s);
         let mut declared = false;
         let mut d = Diagnostic::error(format!(
             "`{path}` is undefined: no definition gives it a value"

@@ -139,8 +139,10 @@ pub struct Outcome {
 #[derive(Debug)]
 pub struct Slot {
     pub name: Rc<str>,
-    /// Dotted path for messages (`Services.OsVersion`).
-    pub path: Rc<str>,
+    /// The block this slot is a member of. The dotted path for messages
+    /// (`Services.OsVersion`) is computed from it only when a message needs it
+    /// ([`crate::Evaluator::slot_path`]): most slots never appear in one.
+    pub parent: BlockId,
     pub defs: Vec<DefId>,
     pub private: bool,
     pub state: SlotState,
@@ -179,10 +181,21 @@ pub enum BlockState<'a> {
     Failed(crate::error::EvalError),
 }
 
+/// Where a block sits, for naming it and its members in messages.
+#[derive(Clone, Debug)]
+pub enum Place {
+    /// The configuration itself (its members' paths are their names).
+    Top,
+    /// A name given where the block was made (`<import of web.cf2>`, a KeePass group).
+    Named(Rc<str>),
+    /// The value of a resource, or made while evaluating it: named after that resource.
+    Of(SlotId),
+}
+
 #[derive(Debug)]
 pub struct BlockNode<'a> {
     /// Where the block sits, for messages (`Services`, `<import of web.cf2>`).
-    pub path: Rc<str>,
+    pub place: Place,
     pub members: IndexMap<Rc<str>, SlotId>,
     pub state: BlockState<'a>,
     /// The source graph ordering this block's own definitions (`None` for merged blocks,

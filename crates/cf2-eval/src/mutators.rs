@@ -88,7 +88,7 @@ impl<'a> Evaluator<'a> {
         if !comm && tops.len() > 1 {
             return Err(self.order_error(s, tops));
         }
-        let path = self.slot(s).path.clone();
+        let path = self.slot_path(s);
         let wrong = |ev: &Evaluator<'a>, d: Option<DefId>, v: &Val, want: &str| {
             let at = d.map(|d| ev.def(d).site).unwrap_or(at);
             EvalError::new(

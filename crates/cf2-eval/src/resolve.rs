@@ -306,7 +306,10 @@ impl<'a> Evaluator<'a> {
             }
             EvalError::new(d)
         })?;
-        let base = self.current_path();
+        let base = match self.stack.last() {
+            Some(s) => self.slot_path(*s),
+            None => String::new(),
+        };
         let b = self.keepass_group(&root, &base, &display, "", at, importer)?;
         Ok(Val::Block(b))
     }
@@ -348,10 +351,10 @@ impl<'a> Evaluator<'a> {
             )?;
             members.push((name, g.name.clone()));
         }
-        let b = self.new_block(Rc::from(path), BlockState::Built);
+        let b = self.new_block(Place::Named(Rc::from(path)), BlockState::Built);
         let mut slots = Vec::new();
         for (name, _) in &members {
-            let slot = self.new_slot(Rc::from(name.as_str()), path);
+            let slot = self.new_slot(Rc::from(name.as_str()), b);
             slots.push(slot);
             self.block_mut(b)
                 .members
@@ -360,7 +363,7 @@ impl<'a> Evaluator<'a> {
         let n_entries = group.entries.len();
         for (i, slot) in slots.into_iter().enumerate() {
             let name = members[i].0.clone();
-            let child_path = self.slot(slot).path.to_string();
+            let child_path = self.slot_path(slot);
             let child_inner = join_path(inner, &name);
             let child = if i < n_entries {
                 self.keepass_entry(&group.entries[i], &child_path, db, &child_inner, at, file)?
@@ -394,7 +397,7 @@ impl<'a> Evaluator<'a> {
             .collect();
         custom.sort_by(|a, b| a.0.cmp(&b.0));
         fields.extend(custom.into_iter().cloned());
-        let b = self.new_block(Rc::from(path), BlockState::Built);
+        let b = self.new_block(Place::Named(Rc::from(path)), BlockState::Built);
         let mut taken: Vec<(String, String)> = Vec::new();
         for (i, (field, value)) in fields.into_iter().enumerate() {
             let name = keepass_name(&field);
@@ -406,7 +409,7 @@ impl<'a> Evaluator<'a> {
                 inner,
                 at,
             )?;
-            let slot = self.new_slot(Rc::from(name.as_str()), path);
+            let slot = self.new_slot(Rc::from(name.as_str()), b);
             self.block_mut(b)
                 .members
                 .insert(Rc::from(name.as_str()), slot);

@@ -48,7 +48,7 @@ impl<'a> Evaluator<'a> {
             let Some(o) = &slot.outcome else { continue };
             let origins = |defs: &[DefId]| defs.iter().map(|d| self.origin(*d)).collect();
             out.push(Provenance {
-                path: slot.path.to_string(),
+                path: self.slot_path(*s),
                 value: preview(v),
                 rule: if o.rule.is_empty() {
                     "no value".to_string()

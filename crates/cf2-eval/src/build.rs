@@ -27,13 +27,16 @@ struct Pending<'a> {
 struct Source {
     inst: InstId,
     node: u32,
+    /// The priority key of this source's definitions (`[Src(inst, node)]`), made once and
+    /// shared by all of them.
+    prio: Key,
     scope: ScopeId,
     /// True for definitions added by inline statements.
     inline: bool,
 }
 
 struct Work<'a> {
-    pending: BTreeMap<Vec<u32>, Pending<'a>>,
+    pending: BTreeMap<Order, Pending<'a>>,
     /// Names defined by inline statements, with the defining statement.
     inline_defs: Vec<(Rc<str>, Span)>,
 }
@@ -70,8 +73,9 @@ impl<'a> Evaluator<'a> {
         let slot = self.new_slot(name.clone(), b);
         self.block_mut(b).members.insert(name, slot);
         let file = self.scope(scope).file;
+        let (prio, order) = (self.empty_key.clone(), self.first_order.clone());
         if next + 1 == def.path.len() {
-            self.add_mutations(slot, def, scope, &[], &[0], file);
+            self.add_mutations(slot, def, scope, &prio, &order, file);
         } else {
             let d = self.new_def(Def {
                 op: Op::Merge,
@@ -80,8 +84,8 @@ impl<'a> Evaluator<'a> {
                     next: next + 1,
                     scope,
                 },
-                prio: Rc::from(Vec::new()),
-                order: Rc::from(vec![0]),
+                prio,
+                order,
                 private: false,
                 site: def.span,
                 file,
@@ -96,8 +100,8 @@ impl<'a> Evaluator<'a> {
         slot: SlotId,
         def: &'a ast::ResourceDef,
         scope: ScopeId,
-        prio: &[Step],
-        order: &[u32],
+        prio: &Key,
+        order: &Order,
         file: FileId,
     ) {
         let many = def.mutations.len() > 1;
@@ -110,13 +114,13 @@ impl<'a> Evaluator<'a> {
             let prio: Key = if many {
                 extend(prio, &[Step::Seq(k as u32)])
             } else {
-                Rc::from(prio)
+                prio.clone()
             };
             let d = self.new_def(Def {
                 op,
                 body: Body::Expr(&m.value, scope),
                 prio,
-                order: Rc::from(order),
+                order: order.clone(),
                 private: def.private,
                 site: def.span,
                 file,
@@ -149,6 +153,7 @@ impl<'a> Evaluator<'a> {
         let body = Source {
             inst,
             node: 0,
+            prio: Rc::from([Step::Src(inst, 0)]),
             scope,
             inline: false,
         };
@@ -203,13 +208,14 @@ impl<'a> Evaluator<'a> {
         b: BlockId,
         inst: InstId,
         work: &mut Work<'a>,
-        order: Vec<u32>,
+        order: Order,
         item: Pending<'a>,
     ) -> R<()> {
         {
             let src = Source {
                 inst,
                 node: item.node,
+                prio: Rc::from([Step::Src(inst, item.node)]),
                 scope: item.scope,
                 inline: true,
             };
@@ -321,6 +327,7 @@ impl<'a> Evaluator<'a> {
         let src = Source {
             inst: src.inst,
             node,
+            prio: Rc::from([Step::Src(src.inst, node)]),
             scope,
             inline: true,
         };
@@ -361,9 +368,12 @@ impl<'a> Evaluator<'a> {
         prefix: &[u32],
         work: &mut Work<'a>,
     ) {
+        let mut buf = Vec::with_capacity(prefix.len() + 1);
         for (i, st) in stmts.iter().enumerate() {
-            let mut order = prefix.to_vec();
-            order.push(i as u32);
+            buf.clear();
+            buf.extend_from_slice(prefix);
+            buf.push(i as u32);
+            let order: Order = Rc::from(buf.as_slice());
             match st {
                 Statement::Resource(r) => self.add_resource(b, src, r, &order, work),
                 Statement::Import(_) | Statement::If(_) | Statement::Call(_) => {
@@ -395,7 +405,7 @@ impl<'a> Evaluator<'a> {
         b: BlockId,
         src: &Source,
         r: &'a ast::ResourceDef,
-        order: &[u32],
+        order: &Order,
         work: &mut Work<'a>,
     ) {
         let Some(first) = r.path.first() else { return };
@@ -405,9 +415,8 @@ impl<'a> Evaluator<'a> {
             work.inline_defs.push((name, r.span));
         }
         let file = self.scope(src.scope).file;
-        let prio = [Step::Src(src.inst, src.node)];
         if r.path.len() == 1 {
-            self.add_mutations(slot, r, src.scope, &prio, order, file);
+            self.add_mutations(slot, r, src.scope, &src.prio, order, file);
         } else {
             let d = self.new_def(Def {
                 op: Op::Merge,
@@ -416,8 +425,8 @@ impl<'a> Evaluator<'a> {
                     next: 1,
                     scope: src.scope,
                 },
-                prio: Rc::from(prio.as_slice()),
-                order: Rc::from(order),
+                prio: src.prio.clone(),
+                order: order.clone(),
                 private: false,
                 site: r.span,
                 file,
@@ -506,7 +515,7 @@ impl<'a> Evaluator<'a> {
                     .iter()
                     .map(|d| self.def(*d).order.clone())
                     .min()
-                    .unwrap_or_else(|| Rc::from(Vec::new()));
+                    .unwrap_or_else(|| Rc::from([]));
                 (k.clone(), *s, first)
             })
             .collect();

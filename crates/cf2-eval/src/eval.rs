@@ -64,6 +64,10 @@ pub struct Evaluator<'a> {
     pub(crate) open_results: bool,
     /// While `=~` matches a secret text or regex: where it came from (for the captures).
     pub(crate) match_secret: Option<Rc<str>>,
+    /// The empty priority key and the reading order `[0]`, shared by the many
+    /// definitions that have them.
+    pub(crate) empty_key: Key,
+    pub(crate) first_order: Order,
     /// Canonical forms of `Options::allowed_dirs`, computed on first use.
     pub(crate) allowed: Option<Vec<std::path::PathBuf>>,
 }
@@ -95,6 +99,8 @@ impl<'a> Evaluator<'a> {
             open_results: false,
             match_secret: None,
             allowed: None,
+            empty_key: Rc::from([]),
+            first_order: Rc::from([0]),
         }
     }
 
@@ -243,7 +249,9 @@ impl<'a> Evaluator<'a> {
             Ok((v, outcome)) => {
                 let slot = self.slot_mut(s);
                 slot.state = SlotState::Done(v.clone());
-                slot.outcome = Some(outcome);
+                if outcome.on {
+                    slot.outcome = Some(outcome);
+                }
                 self.settled.push(s);
                 Ok(v)
             }

@@ -520,10 +520,7 @@ impl CallContext for Cx<'_, '_> {
     }
 
     fn resource(&self) -> Option<String> {
-        self.ev
-            .stack
-            .last()
-            .map(|s| self.ev.slot_path(*s))
+        self.ev.stack.last().map(|s| self.ev.slot_path(*s))
     }
 
     fn lookup(&mut self, path: &str) -> Result<Option<Value>, String> {

@@ -86,32 +86,47 @@ impl<'a> Evaluator<'a> {
     /// Folds a slot's definitions into its value.
     pub(crate) fn fold_slot(&mut self, s: SlotId) -> R<(Val, Outcome)> {
         let defs = self.slot(s).defs.clone();
-        let mut finals = Vec::new();
-        let mut defaults = Vec::new();
-        let mut normal = Vec::new();
-        for d in defs {
-            match self.def(d).op.func_name().as_deref() {
-                Some("final") => finals.push(d),
-                Some("default") => defaults.push(d),
-                _ => normal.push(d),
-            }
-        }
-        let mut outcome = Outcome::default();
+        let mut outcome = Outcome::recording(self.opts.trace);
+        let special = |ev: &Self, d: DefId, name: &str| match &ev.def(d).op {
+            Op::Func(i) => i.name.to_lowercase() == name,
+            _ => false,
+        };
+        // Most resources have neither `~(final)>` nor `~(default)>`: no need to split.
+        let has_special = defs.iter().any(|d| {
+            matches!(&self.def(*d).op, Op::Func(i)
+                if i.name.eq_ignore_ascii_case("final") || i.name.eq_ignore_ascii_case("default")
+                    || !i.name.is_ascii())
+        });
+        let (finals, defaults, normal) = if has_special {
+            let (finals, rest): (Vec<DefId>, Vec<DefId>) =
+                defs.iter().partition(|d| special(self, **d, "final"));
+            let (defaults, normal): (Vec<DefId>, Vec<DefId>) =
+                rest.into_iter().partition(|d| special(self, *d, "default"));
+            (finals, defaults, normal)
+        } else {
+            (Vec::new(), Vec::new(), defs)
+        };
         if !finals.is_empty() {
             if let Some((v, winner)) = self.agreeing(s, &finals, "final")? {
-                outcome.rule = "final".into();
-                outcome.used = vec![winner];
-                outcome.overridden = normal.iter().chain(defaults.iter()).copied().collect();
+                outcome.rule("final");
+                outcome.used(&[winner]);
+                outcome.overridden(&normal);
+                outcome.overridden(&defaults);
                 return Ok((v, outcome));
             }
         }
-        let folded = self.fold_set(s, normal.clone(), &mut outcome)?;
+        let normal_for_outcome = if outcome.on {
+            normal.clone()
+        } else {
+            Vec::new()
+        };
+        let folded = self.fold_set(s, normal, &mut outcome)?;
         let value = match folded {
             Folded::Undefined => {
                 if let Some((v, winner)) = self.agreeing(s, &defaults, "default")? {
-                    outcome.rule = "default".into();
-                    outcome.used = vec![winner];
-                    outcome.overridden = normal;
+                    outcome.rule("default");
+                    outcome.used(&[winner]);
+                    outcome.overridden(&normal_for_outcome);
                     return Ok((v, outcome));
                 }
                 Val::Undef
@@ -224,7 +239,7 @@ impl<'a> Evaluator<'a> {
                 let v = self.def_value(d)?;
                 if v.is_undef() {
                     set.retain(|x| *x != d);
-                    out.undefined.push(d);
+                    out.undefined(d);
                     dropped = true;
                 } else {
                     values.push((d, v));
@@ -243,13 +258,13 @@ impl<'a> Evaluator<'a> {
                             return Err(self.order_error(s, &tops));
                         }
                     }
-                    out.rule = if tops.len() > 1 {
-                        "assignment (equal unordered values)".into()
+                    out.rule(if tops.len() > 1 {
+                        "assignment (equal unordered values)"
                     } else {
-                        "assignment".into()
-                    };
-                    out.used.extend(tops.iter().copied());
-                    out.overridden.extend(rest.iter().copied());
+                        "assignment"
+                    });
+                    out.used(&tops);
+                    out.overridden(&rest);
                     // Equal values may differ in kind (3 and 3.0): keep one chosen by kind,
                     // not by which came first.
                     let (first_def, first) = values
@@ -259,27 +274,30 @@ impl<'a> Evaluator<'a> {
                     Ok(Folded::Plain(first, Some(first_def)))
                 }
                 TopKind::Merge => {
-                    out.used.extend(tops.iter().copied());
-                    let below = deep(|| self.fold_set(s, rest.clone(), &mut Outcome::default()))?;
+                    out.used(&tops);
+                    let mut below_out = Outcome::recording(out.on);
+                    below_out.used(&rest);
+                    let below = deep(|| self.fold_set(s, rest, &mut Outcome::default()))?;
                     if values.len() == 1 && matches!(below, Folded::Undefined) {
                         // `~>` over nothing is `=>` (clarifications §5).
-                        out.rule = "merge (nothing below: assignment)".into();
+                        out.rule("merge (nothing below: assignment)");
                         let (d, v) = values.swap_remove(0);
                         return Ok(Folded::Plain(v, Some(d)));
                     }
-                    out.rule = "merge".into();
-                    out.used.extend(rest.iter().copied());
+                    out.rule("merge");
+                    out.used(&below_out.used);
                     self.merge(s, &values, below)
                 }
                 TopKind::Func(name) => {
-                    let below = deep(|| self.fold_set(s, rest.clone(), &mut Outcome::default()))?;
-                    out.used.extend(tops.iter().copied());
-                    out.used.extend(rest.iter().copied());
-                    out.rule = name.clone();
+                    out.used(&tops);
+                    out.used(&rest);
+                    out.rule(&name);
+                    let first_below = rest.first().copied();
+                    let below = deep(|| self.fold_set(s, rest, &mut Outcome::default()))?;
                     // The definition the value below came from, for errors about it.
                     let below_def = match &below {
                         Folded::Plain(_, d) => *d,
-                        _ => rest.first().copied(),
+                        _ => first_below,
                     };
                     let below = match below {
                         Folded::Undefined => None,

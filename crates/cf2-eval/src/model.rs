@@ -122,9 +122,11 @@ pub enum SlotState {
     Failed(crate::error::EvalError),
 }
 
-/// How a slot's value came about (read by `-Deval` and, later, `explain`).
+/// How a slot's value came about (read by `-Deval` and `explain`). Recorded only when
+/// asked for (`on`): a compile that does not trace pays nothing for it.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
+    pub on: bool,
     /// The rule that decided (`assignment`, `merge`, `max`, `final`, ...).
     pub rule: String,
     /// Definitions whose values make up the result.
@@ -134,6 +136,39 @@ pub struct Outcome {
     /// Definitions that were evaluated but gave no value (`?`, an `if` not taken), so the
     /// next lower definition showed through.
     pub undefined: Vec<DefId>,
+}
+
+impl Outcome {
+    pub fn recording(on: bool) -> Outcome {
+        Outcome {
+            on,
+            ..Outcome::default()
+        }
+    }
+
+    pub fn rule(&mut self, rule: &str) {
+        if self.on {
+            self.rule = rule.to_string();
+        }
+    }
+
+    pub fn used(&mut self, defs: &[DefId]) {
+        if self.on {
+            self.used.extend_from_slice(defs);
+        }
+    }
+
+    pub fn overridden(&mut self, defs: &[DefId]) {
+        if self.on {
+            self.overridden.extend_from_slice(defs);
+        }
+    }
+
+    pub fn undefined(&mut self, def: DefId) {
+        if self.on {
+            self.undefined.push(def);
+        }
+    }
 }
 
 #[derive(Debug)]

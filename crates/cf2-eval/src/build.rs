@@ -38,7 +38,7 @@ struct Source {
 struct Work<'a> {
     pending: BTreeMap<Order, Pending<'a>>,
     /// Names defined by inline statements, with the defining statement.
-    inline_defs: Vec<(Rc<str>, Span)>,
+    inline_defs: Vec<(Name<'a>, Span)>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -69,7 +69,7 @@ impl<'a> Evaluator<'a> {
         let Some(ident) = def.path.get(next) else {
             return;
         };
-        let name: Rc<str> = Rc::from(&*ident.name);
+        let name = Name::Src(&ident.name);
         let slot = self.new_slot(name.clone(), b);
         self.block_mut(b).members.insert(name, slot);
         let file = self.scope(scope).file;
@@ -391,7 +391,7 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn member_slot(&mut self, b: BlockId, name: &Rc<str>) -> SlotId {
+    fn member_slot(&mut self, b: BlockId, name: &Name<'a>) -> SlotId {
         if let Some(s) = self.block(b).members.get(name) {
             return *s;
         }
@@ -409,7 +409,7 @@ impl<'a> Evaluator<'a> {
         work: &mut Work<'a>,
     ) {
         let Some(first) = r.path.first() else { return };
-        let name: Rc<str> = Rc::from(&*first.name);
+        let name = Name::Src(&first.name);
         let slot = self.member_slot(b, &name);
         if src.inline {
             work.inline_defs.push((name, r.span));
@@ -483,9 +483,9 @@ impl<'a> Evaluator<'a> {
 
     /// Inline statements must not define what inline statements read: the result would
     /// depend on the order in which they ran.
-    fn check_inline_reads(&self, reads: &[(Rc<str>, Span)], defs: &[(Rc<str>, Span)]) -> R<()> {
+    fn check_inline_reads(&self, reads: &[(Rc<str>, Span)], defs: &[(Name<'a>, Span)]) -> R<()> {
         for (name, read_at) in reads {
-            if let Some((_, def_at)) = defs.iter().find(|(n, _)| n == name) {
+            if let Some((_, def_at)) = defs.iter().find(|(n, _)| **n == **name) {
                 return Err(EvalError::new(
                     Diagnostic::error(format!(
                         "`{name}` is defined by an inline statement, but an inline statement also depends on `{name}`"
@@ -504,7 +504,7 @@ impl<'a> Evaluator<'a> {
 
     /// Orders a block's members by first appearance in reading order.
     pub(crate) fn sort_members(&mut self, b: BlockId) {
-        let mut entries: Vec<(Rc<str>, SlotId, Order)> = self
+        let mut entries: Vec<(Name<'a>, SlotId, Order)> = self
             .block(b)
             .members
             .iter()

@@ -13,7 +13,6 @@ use crate::model::*;
 use crate::val::Val;
 use crate::Options;
 use cf2_syntax::{Diagnostic, FileId, Span};
-use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -31,7 +30,7 @@ pub struct Evaluator<'a> {
     pub(crate) loader: &'a Loader,
     pub(crate) opts: &'a Options,
     pub(crate) blocks: Vec<BlockNode<'a>>,
-    pub(crate) slots: Vec<Slot>,
+    pub(crate) slots: Vec<Slot<'a>>,
     pub(crate) defs: Vec<Def<'a>>,
     pub(crate) scopes: Vec<Scope>,
     pub(crate) insts: Vec<Instance>,
@@ -114,11 +113,11 @@ impl<'a> Evaluator<'a> {
         &mut self.blocks[b.0 as usize]
     }
 
-    pub(crate) fn slot(&self, s: SlotId) -> &Slot {
+    pub(crate) fn slot(&self, s: SlotId) -> &Slot<'a> {
         &self.slots[s.0 as usize]
     }
 
-    pub(crate) fn slot_mut(&mut self, s: SlotId) -> &mut Slot {
+    pub(crate) fn slot_mut(&mut self, s: SlotId) -> &mut Slot<'a> {
         &mut self.slots[s.0 as usize]
     }
 
@@ -134,19 +133,19 @@ impl<'a> Evaluator<'a> {
         let id = BlockId(self.blocks.len() as u32);
         self.blocks.push(BlockNode {
             place,
-            members: IndexMap::new(),
+            members: NameMap::default(),
             state,
             inst: None,
         });
         id
     }
 
-    pub(crate) fn new_slot(&mut self, name: Rc<str>, parent: BlockId) -> SlotId {
+    pub(crate) fn new_slot(&mut self, name: Name<'a>, parent: BlockId) -> SlotId {
         let id = SlotId(self.slots.len() as u32);
         self.slots.push(Slot {
             name,
             parent,
-            defs: Vec::new(),
+            defs: Defs::new(),
             private: false,
             state: SlotState::Pending,
             outcome: None,
@@ -316,7 +315,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The members of a built block, in output order.
-    pub(crate) fn members(&mut self, b: BlockId, at: Span) -> R<Vec<(Rc<str>, SlotId)>> {
+    pub(crate) fn members(&mut self, b: BlockId, at: Span) -> R<Vec<(Name<'a>, SlotId)>> {
         self.build_plain(b)?;
         if let BlockState::Building { .. } = self.block(b).state {
             return Err(EvalError::new(

@@ -974,7 +974,7 @@ impl<'a> Evaluator<'a> {
                             .hint("member names are identifiers: letters, digits and `_`, not starting with a digit")));
                         }
                         let x = self.import_at(x, depth + 1, site, file)?;
-                        let name: Rc<str> = Rc::from(name);
+                        let name = Name::Owned(Rc::from(name));
                         let slot = self.new_slot(name.clone(), b);
                         let d = self.new_def(Def {
                             op: Op::Assign,

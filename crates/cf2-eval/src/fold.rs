@@ -20,18 +20,16 @@ use crate::eval::{deep, Evaluator};
 use crate::model::*;
 use crate::val::Val;
 use cf2_syntax::Diagnostic;
-use indexmap::IndexMap;
 use std::cmp::Ordering;
-use std::rc::Rc;
 
 /// The result of folding a set of definitions.
-pub(crate) enum Folded {
+pub(crate) enum Folded<'a> {
     Undefined,
     /// A value; for a block that came from one definition, that definition (its members'
     /// keys are relative to it).
     Plain(Val, Option<DefId>),
     /// Members gathered by `~>`, with keys already relative to the slot.
-    Merge(IndexMap<Rc<str>, Vec<DefId>>),
+    Merge(NameMap<'a, Defs>),
 }
 
 /// How two definitions of one resource are ordered.
@@ -98,13 +96,15 @@ impl<'a> Evaluator<'a> {
                     || !i.name.is_ascii())
         });
         let (finals, defaults, normal) = if has_special {
-            let (finals, rest): (Vec<DefId>, Vec<DefId>) =
-                defs.iter().partition(|d| special(self, **d, "final"));
-            let (defaults, normal): (Vec<DefId>, Vec<DefId>) =
+            let (finals, rest): (Defs, Defs) = defs
+                .iter()
+                .copied()
+                .partition(|d| special(self, *d, "final"));
+            let (defaults, normal): (Defs, Defs) =
                 rest.into_iter().partition(|d| special(self, *d, "default"));
             (finals, defaults, normal)
         } else {
-            (Vec::new(), Vec::new(), defs)
+            (Defs::new(), Defs::new(), defs)
         };
         if !finals.is_empty() {
             if let Some((v, winner)) = self.agreeing(s, &finals, "final")? {
@@ -118,7 +118,7 @@ impl<'a> Evaluator<'a> {
         let normal_for_outcome = if outcome.on {
             normal.clone()
         } else {
-            Vec::new()
+            Defs::new()
         };
         let folded = self.fold_set(s, normal, &mut outcome)?;
         let value = match folded {
@@ -171,17 +171,17 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The definitions of `set` that nothing in `set` outranks, and the others.
-    fn tops(&self, set: &[DefId]) -> (Vec<DefId>, Vec<DefId>) {
+    fn tops(&self, set: &[DefId]) -> (Defs, Defs) {
         // Definitions with the same key rank alike, so compare each distinct key once:
         // O(k² + n·k) for k distinct keys, where one file's many definitions of a block
         // (`Root.a => 1`, `Root.b => 2`, ...) share a single key.
-        let mut keys: Vec<DefId> = Vec::new();
+        let mut keys: Defs = Defs::new();
         for &d in set {
             if !keys.iter().any(|&k| self.def(k).prio == self.def(d).prio) {
                 keys.push(d);
             }
         }
-        let top_keys: Vec<DefId> = keys
+        let top_keys: Defs = keys
             .iter()
             .copied()
             .filter(|&d| {
@@ -189,7 +189,7 @@ impl<'a> Evaluator<'a> {
                     .all(|&e| e == d || self.rank(e, d) != Rank::Higher)
             })
             .collect();
-        let (tops, rest): (Vec<DefId>, Vec<DefId>) = set.iter().partition(|&&d| {
+        let (tops, rest): (Defs, Defs) = set.iter().copied().partition(|&d| {
             top_keys
                 .iter()
                 .any(|&k| self.def(k).prio == self.def(d).prio)
@@ -220,9 +220,9 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn fold_set(
         &mut self,
         s: SlotId,
-        mut set: Vec<DefId>,
+        mut set: Defs,
         out: &mut Outcome,
-    ) -> R<Folded> {
+    ) -> R<Folded<'a>> {
         loop {
             if set.is_empty() {
                 return Ok(Folded::Undefined);
@@ -324,8 +324,8 @@ impl<'a> Evaluator<'a> {
     }
 
     /// `~>`: the top blocks and the block below combine member by member.
-    fn merge(&mut self, s: SlotId, tops: &[(DefId, Val)], below: Folded) -> R<Folded> {
-        let mut members: IndexMap<Rc<str>, Vec<DefId>> = IndexMap::new();
+    fn merge(&mut self, s: SlotId, tops: &[(DefId, Val)], below: Folded<'a>) -> R<Folded<'a>> {
+        let mut members: NameMap<'a, Defs> = NameMap::default();
         let mut contribute = |ev: &mut Evaluator<'a>, d: Option<DefId>, v: &Val| -> R<()> {
             let Val::Block(b) = v else {
                 let site = d.map(|d| ev.def(d).site);
@@ -376,11 +376,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// A block made of merged members.
-    pub(crate) fn merged_block(
-        &mut self,
-        s: SlotId,
-        members: IndexMap<Rc<str>, Vec<DefId>>,
-    ) -> Val {
+    pub(crate) fn merged_block(&mut self, s: SlotId, members: NameMap<'a, Defs>) -> Val {
         let b = self.new_block(Place::Of(s), BlockState::Built);
         for (name, defs) in members {
             let slot = self.new_slot(name.clone(), b);

@@ -33,6 +33,52 @@ pub struct InstId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ThunkId(pub u32);
 
+/// A resource name: borrowed from the parsed source where it was written there (nearly
+/// every name), owned where it was computed (KeePass entries, blocks from functions).
+/// Borrowing saves an allocation per resource per compile.
+#[derive(Clone, Debug)]
+pub enum Name<'a> {
+    Src(&'a str),
+    Owned(Rc<str>),
+}
+
+impl std::ops::Deref for Name<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            Name::Src(s) => s,
+            Name::Owned(s) => s,
+        }
+    }
+}
+
+impl std::borrow::Borrow<str> for Name<'_> {
+    fn borrow(&self) -> &str {
+        self
+    }
+}
+
+impl PartialEq for Name<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Name<'_> {}
+
+impl std::hash::Hash for Name<'_> {
+    // Must hash as `str` does: maps keyed by names are looked up by `&str`.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state)
+    }
+}
+
+impl std::fmt::Display for Name<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
+    }
+}
+
 /// One step of a priority key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -45,6 +91,11 @@ pub enum Step {
 }
 
 pub type Key = Rc<[Step]>;
+/// An insertion-ordered map keyed by resource names. foldhash: SipHash was a tenth of
+/// the compile time; foldhash is several times faster and still seeded per process.
+pub type NameMap<'a, V> = IndexMap<Name<'a>, V, foldhash::fast::RandomState>;
+/// The definitions of one resource: nearly always one or two, so kept inline.
+pub type Defs = smallvec::SmallVec<[DefId; 2]>;
 /// Reading order: the position of a definition in a depth-first reading of the sources in
 /// which an inline import stands for the imported file's content (clarifications §7).
 pub type Order = Rc<[u32]>;
@@ -172,13 +223,13 @@ impl Outcome {
 }
 
 #[derive(Debug)]
-pub struct Slot {
-    pub name: Rc<str>,
+pub struct Slot<'a> {
+    pub name: Name<'a>,
     /// The block this slot is a member of. The dotted path for messages
     /// (`Services.OsVersion`) is computed from it only when a message needs it
     /// ([`crate::Evaluator::slot_path`]): most slots never appear in one.
     pub parent: BlockId,
-    pub defs: Vec<DefId>,
+    pub defs: Defs,
     pub private: bool,
     pub state: SlotState,
     pub outcome: Option<Outcome>,
@@ -231,7 +282,7 @@ pub enum Place {
 pub struct BlockNode<'a> {
     /// Where the block sits, for messages (`Services`, `<import of web.cf2>`).
     pub place: Place,
-    pub members: IndexMap<Rc<str>, SlotId>,
+    pub members: NameMap<'a, SlotId>,
     pub state: BlockState<'a>,
     /// The source graph ordering this block's own definitions (`None` for merged blocks,
     /// whose definitions carry keys from elsewhere).

@@ -354,11 +354,11 @@ impl<'a> Evaluator<'a> {
         let b = self.new_block(Place::Named(Rc::from(path)), BlockState::Built);
         let mut slots = Vec::new();
         for (name, _) in &members {
-            let slot = self.new_slot(Rc::from(name.as_str()), b);
+            let slot = self.new_slot(Name::Owned(Rc::from(name.as_str())), b);
             slots.push(slot);
             self.block_mut(b)
                 .members
-                .insert(Rc::from(name.as_str()), slot);
+                .insert(Name::Owned(Rc::from(name.as_str())), slot);
         }
         let n_entries = group.entries.len();
         for (i, slot) in slots.into_iter().enumerate() {
@@ -409,10 +409,10 @@ impl<'a> Evaluator<'a> {
                 inner,
                 at,
             )?;
-            let slot = self.new_slot(Rc::from(name.as_str()), b);
+            let slot = self.new_slot(Name::Owned(Rc::from(name.as_str())), b);
             self.block_mut(b)
                 .members
-                .insert(Rc::from(name.as_str()), slot);
+                .insert(Name::Owned(Rc::from(name.as_str())), slot);
             let origin: Rc<str> = Rc::from(format!("{db}:{}", join_path(inner, &name)));
             let v = Val::Secret(Rc::new(Secret {
                 value: Val::Lit(Rc::from(value)),

@@ -153,7 +153,7 @@ impl<'a> Evaluator<'a> {
         let body = Source {
             inst,
             node: 0,
-            prio: Rc::from([Step::Src(inst, 0)]),
+            prio: smallvec::smallvec![Step::Src(inst, 0)],
             scope,
             inline: false,
         };
@@ -215,7 +215,7 @@ impl<'a> Evaluator<'a> {
             let src = Source {
                 inst,
                 node: item.node,
-                prio: Rc::from([Step::Src(inst, item.node)]),
+                prio: smallvec::smallvec![Step::Src(inst, item.node)],
                 scope: item.scope,
                 inline: true,
             };
@@ -327,7 +327,7 @@ impl<'a> Evaluator<'a> {
         let src = Source {
             inst: src.inst,
             node,
-            prio: Rc::from([Step::Src(src.inst, node)]),
+            prio: smallvec::smallvec![Step::Src(src.inst, node)],
             scope,
             inline: true,
         };
@@ -373,7 +373,7 @@ impl<'a> Evaluator<'a> {
             buf.clear();
             buf.extend_from_slice(prefix);
             buf.push(i as u32);
-            let order: Order = Rc::from(buf.as_slice());
+            let order: Order = Order::from_slice(&buf);
             match st {
                 Statement::Resource(r) => self.add_resource(b, src, r, &order, work),
                 Statement::Import(_) | Statement::If(_) | Statement::Call(_) => {
@@ -515,7 +515,7 @@ impl<'a> Evaluator<'a> {
                     .iter()
                     .map(|d| self.def(*d).order.clone())
                     .min()
-                    .unwrap_or_else(|| Rc::from([]));
+                    .unwrap_or_default();
                 (k.clone(), *s, first)
             })
             .collect();

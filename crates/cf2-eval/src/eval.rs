@@ -98,8 +98,8 @@ impl<'a> Evaluator<'a> {
             open_results: false,
             match_secret: None,
             allowed: None,
-            empty_key: Rc::from([]),
-            first_order: Rc::from([0]),
+            empty_key: Key::new(),
+            first_order: smallvec::smallvec![0],
         }
     }
 
@@ -333,6 +333,25 @@ impl<'a> Evaluator<'a> {
             .iter()
             .map(|(k, v)| (k.clone(), *v))
             .collect())
+    }
+
+    /// The number of members of a built block; with [`Evaluator::member_at`], walks them
+    /// in output order without copying the list.
+    pub(crate) fn member_count(&mut self, b: BlockId, at: Span) -> R<usize> {
+        self.build_plain(b)?;
+        if let BlockState::Building { .. } = self.block(b).state {
+            // The same error as `members`.
+            return self.members(b, at).map(|m| m.len());
+        }
+        Ok(self.block(b).members.len())
+    }
+
+    /// The `i`th member of a block `member_count` was asked about.
+    pub(crate) fn member_at(&self, b: BlockId, i: usize) -> Option<(Name<'a>, SlotId)> {
+        self.block(b)
+            .members
+            .get_index(i)
+            .map(|(k, v)| (k.clone(), *v))
     }
 
     /// Builds a block; its inline statements see values as they are, even when the look-up

@@ -979,8 +979,8 @@ impl<'a> Evaluator<'a> {
                         let d = self.new_def(Def {
                             op: Op::Assign,
                             body: Body::Value(x),
-                            prio: Rc::from(Vec::new()),
-                            order: Rc::from(vec![i as u32]),
+                            prio: Key::new(),
+                            order: smallvec::smallvec![i as u32],
                             private: false,
                             site,
                             file,

@@ -233,7 +233,7 @@ impl<'a> Evaluator<'a> {
                 return Err(self.order_error(s, &tops));
             }
             // Evaluate the tops; an undefined one is dropped and the fold looks again.
-            let mut values = Vec::with_capacity(tops.len());
+            let mut values: smallvec::SmallVec<[(DefId, Val); 2]> = smallvec::SmallVec::new();
             let mut dropped = false;
             for &d in &tops {
                 let v = self.def_value(d)?;
@@ -314,6 +314,7 @@ impl<'a> Evaluator<'a> {
                             ev.apply_mutator(s, &name, &tops, values, (below, below_def), site)
                         })?
                     } else {
+                        let values = values.into_vec();
                         self.apply_mutator(s, &name, &tops, values, (below, below_def), site)?
                     };
                     Ok(Folded::Plain(v, None))
@@ -342,16 +343,21 @@ impl<'a> Evaluator<'a> {
                 return Err(EvalError::new(e));
             };
             let at = d.map(|d| ev.def(d).site).unwrap_or_default();
-            for (name, slot) in ev.members(*b, at)? {
+            // A member's definitions rank and read as placed inside the outer definition.
+            let outer = d.map(|d| (ev.def(d).prio.clone(), ev.def(d).order.clone()));
+            let count = ev.member_count(*b, at)?;
+            for i in 0..count {
+                let Some((name, slot)) = ev.member_at(*b, i) else {
+                    break;
+                };
                 let defs = ev.slot(slot).defs.clone();
                 let entry = members.entry(name).or_default();
                 for m in defs {
-                    match d {
-                        Some(d) => {
-                            let outer = ev.def(d).clone();
+                    match &outer {
+                        Some((prio, order)) => {
                             let mut copy = ev.def(m).clone();
-                            copy.prio = extend(&outer.prio, &copy.prio);
-                            copy.order = extend(&outer.order, &copy.order);
+                            copy.prio = extend(prio, &copy.prio);
+                            copy.order = extend(order, &copy.order);
                             entry.push(ev.new_def(copy));
                         }
                         None => entry.push(m),

@@ -21,6 +21,16 @@ pub trait Host: Sync {
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf>;
     /// The working directory.
     fn current_dir(&self) -> PathBuf;
+    /// The bytes of the file `path` if its last component is not a symbolic link (for
+    /// example with `O_NOFOLLOW`), or `None`: a link, or any error. The loader reads a
+    /// main file this way from its canonical directory, so that when this gives bytes,
+    /// `path` is the file's canonical path without resolving it; on `None` it
+    /// canonicalises and uses [`Host::read_file`] (which reports any error). The default
+    /// gives `None`.
+    fn read_file_unless_link(&self, path: &Path) -> Option<Vec<u8>> {
+        let _ = path;
+        None
+    }
     /// An environment variable.
     fn env_var(&self, name: &str) -> Option<String>;
     /// IPv4 and IPv6 addresses of a host name (the system resolver).
@@ -207,9 +217,15 @@ impl Host for MemoryHost {
         self.files.contains_key(&self.absolute(path))
     }
 
+    /// A file, or a directory (one that holds a file); there are no links.
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         let p = self.absolute(path);
-        if self.files.contains_key(&p) {
+        let exists = self
+            .files
+            .range(p.clone()..)
+            .next()
+            .is_some_and(|(f, _)| f.starts_with(&p));
+        if exists {
             Ok(p)
         } else {
             Err(io::Error::new(io::ErrorKind::NotFound, "no such file"))
@@ -218,6 +234,10 @@ impl Host for MemoryHost {
 
     fn current_dir(&self) -> PathBuf {
         self.cwd.clone()
+    }
+
+    fn read_file_unless_link(&self, path: &Path) -> Option<Vec<u8>> {
+        self.read_file(path).ok()
     }
 
     fn env_var(&self, name: &str) -> Option<String> {

@@ -11,7 +11,7 @@ use cf2_syntax::ast;
 use cf2_syntax::{parse, Diagnostic, FileId, SourceFile, Sources, Span};
 use elsa::sync::{FrozenMap, FrozenVec};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A source file, parsed and checked.
 #[derive(Debug)]
@@ -59,18 +59,20 @@ pub enum LoadError {
 
 #[derive(Default)]
 pub struct Loader {
-    files: FrozenVec<Box<LoadedFile>>,
+    /// The files by id (less this loader's first id). A slot is taken before its file is
+    /// parsed and filled once it is; a slot whose file another thread added first stays
+    /// empty, and no id refers to it.
+    files: FrozenVec<Box<OnceLock<LoadedFile>>>,
     by_path: FrozenMap<PathBuf, Box<FileId>>,
     /// For each clearsigned file, what verifying it found (so later imports check their
     /// own signer lists without running gpg again).
     signatures: FrozenMap<PathBuf, Box<Signed>>,
-    /// Serialises the assignment of file ids (a load is check-then-insert).
-    adding: Mutex<()>,
     /// Import searches already done, by (name, importing directory, default extensions,
     /// project directory): a fleet's hosts import the same files, and each search costs
     /// several `stat`s. Files are taken not to move during a run.
     searches: Mutex<std::collections::HashMap<(String, PathBuf, bool, PathBuf), PathBuf>>,
-    /// Canonical forms of paths already resolved (each costs a `readlink` per component).
+    /// Canonical forms of paths already resolved (each costs a `readlink` per component):
+    /// imported files, and the directories of main files (see [`Loader::read_main`]).
     canonical: Mutex<std::collections::HashMap<PathBuf, PathBuf>>,
     /// For one compile of a batch: the batch's shared loader. Imported files go there (so
     /// every host shares them); the main file stays here and is freed with this loader, so
@@ -148,10 +150,25 @@ impl Loader {
         Ok(c)
     }
 
+    /// The main file of a compile at `path` (absolute and lexically normal): its canonical
+    /// path and its bytes, read with one `open` — the directory's canonical form is
+    /// resolved once per run and kept, and the host reads the file only if its own name is
+    /// not a symbolic link, which makes directory + name canonical. `None` when that does
+    /// not apply (a link, an error, a host that cannot tell): the caller then
+    /// canonicalises the whole path and reads it as for any file, errors included.
+    pub fn read_main(&self, host: &dyn Host, path: &Path) -> Option<(PathBuf, Vec<u8>)> {
+        let (dir, name) = (path.parent()?, path.file_name()?);
+        let canonical = self.canonicalize(host, dir).ok()?.join(name);
+        let bytes = host.read_file_unless_link(&canonical)?;
+        Some((canonical, bytes))
+    }
+
     pub fn get(&self, id: FileId) -> Option<&LoadedFile> {
         let base = self.id_base();
         if id.0 >= base {
-            self.files.get((id.0 - base) as usize)
+            self.files
+                .get((id.0 - base) as usize)
+                .and_then(OnceLock::get)
         } else {
             self.parent.as_deref().and_then(|p| p.get(id))
         }
@@ -219,30 +236,40 @@ impl Loader {
         )
     }
 
+    /// Adds a file unless one with this path is there already. It is parsed and checked
+    /// with no lock held, so the threads of a batch load files side by side; if two load
+    /// the same file at once, both parse it and the first one added is kept.
     fn add(&self, path: PathBuf, display: &str, bytes: Vec<u8>) -> &LoadedFile {
-        let _guard = self.adding.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(id) = self.by_path.get(&path) {
-            if let Some(f) = self.get(*id) {
-                return f;
-            }
+        if let Some(f) = self.by_path.get(&path).and_then(|id| self.get(*id)) {
+            return f;
         }
+        // Ids index `files`, so the slot is taken first; the file, whose spans carry its
+        // id, is made next.
+        let index = self.files.push_get_index(Box::default());
         let id = FileId(
-            u32::try_from(self.files.len())
+            u32::try_from(index)
                 .unwrap_or(u32::MAX)
                 .saturating_add(self.id_base()),
         );
-        let file = build(id, path.clone(), display, bytes);
-        self.files.push(Box::new(file));
-        self.by_path.insert(path, Box::new(id));
-        match self.get(id) {
+        let slot = self.files.get(index);
+        let mut file = Some(build(id, path.clone(), display, bytes));
+        // The slot is filled before the path names it (under the map's lock), so whoever
+        // finds the id finds the file.
+        let winner = *self.by_path.insert_with(path, || {
+            if let (Some(slot), Some(f)) = (slot, file.take()) {
+                let _ = slot.set(f);
+            }
+            Box::new(id)
+        });
+        match self.get(winner) {
             Some(f) => f,
             None => unreachable_file(),
         }
     }
 }
 
-/// `FrozenVec::push` followed by `get` of the same index cannot fail; this keeps the
-/// signature total without a panic path.
+/// The id a path names always has its file (the slot is filled before the path is added);
+/// this keeps the signature total without a panic path.
 fn unreachable_file() -> &'static LoadedFile {
     static EMPTY: std::sync::OnceLock<LoadedFile> = std::sync::OnceLock::new();
     EMPTY.get_or_init(|| LoadedFile {

@@ -65,8 +65,12 @@ impl<'a> Evaluator<'a> {
     }
 
     fn materialize_members(&mut self, b: BlockId, depth: usize, at: Span) -> R<Block> {
-        let mut out = Block::new();
-        for (name, slot) in self.members(b, at)? {
+        let count = self.member_count(b, at)?;
+        let mut out = Block::with_capacity(count);
+        for i in 0..count {
+            let Some((name, slot)) = self.member_at(b, i) else {
+                break;
+            };
             if self.slot(slot).private && !self.opts.include_private {
                 continue;
             }

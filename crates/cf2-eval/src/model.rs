@@ -90,7 +90,9 @@ pub enum Step {
     Seq(u32),
 }
 
-pub type Key = Rc<[Step]>;
+/// Kept inline (no allocation) up to three steps: keys grow one step per level of block
+/// nesting a definition was merged through, rarely more than three.
+pub type Key = smallvec::SmallVec<[Step; 3]>;
 /// An insertion-ordered map keyed by resource names. foldhash: SipHash was a tenth of
 /// the compile time; foldhash is several times faster and still seeded per process.
 pub type NameMap<'a, V> = IndexMap<Name<'a>, V, foldhash::fast::RandomState>;
@@ -98,13 +100,18 @@ pub type NameMap<'a, V> = IndexMap<Name<'a>, V, foldhash::fast::RandomState>;
 pub type Defs = smallvec::SmallVec<[DefId; 2]>;
 /// Reading order: the position of a definition in a depth-first reading of the sources in
 /// which an inline import stands for the imported file's content (clarifications §7).
-pub type Order = Rc<[u32]>;
+/// Inline up to four levels, like [`Key`].
+pub type Order = smallvec::SmallVec<[u32; 4]>;
 
-pub fn extend<T: Copy>(prefix: &[T], rest: &[T]) -> Rc<[T]> {
-    let mut v = Vec::with_capacity(prefix.len() + rest.len());
+/// `prefix` followed by `rest`.
+pub fn extend<A: smallvec::Array>(prefix: &[A::Item], rest: &[A::Item]) -> smallvec::SmallVec<A>
+where
+    A::Item: Copy,
+{
+    let mut v = smallvec::SmallVec::with_capacity(prefix.len() + rest.len());
     v.extend_from_slice(prefix);
     v.extend_from_slice(rest);
-    v.into()
+    v
 }
 
 /// The mutation operator of a definition.
@@ -313,6 +320,9 @@ impl Instance {
     }
 
     fn search(&self, from: u32, to: u32) -> bool {
+        if self.edges.get(from as usize).is_none_or(Vec::is_empty) {
+            return false;
+        }
         let mut seen = vec![false; self.files.len()];
         let mut stack = vec![from];
         while let Some(n) = stack.pop() {
@@ -333,6 +343,10 @@ impl Instance {
 
     pub fn freeze(&mut self) {
         let n = self.files.len();
+        // A body with no inline imports (most blocks) has nothing to reach.
+        if n <= 1 {
+            return;
+        }
         let words = n.div_ceil(64);
         // One depth-first search per source: O(n · (n + edges)).
         let mut reach = Vec::with_capacity(n);

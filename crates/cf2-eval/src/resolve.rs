@@ -145,10 +145,22 @@ impl<'a> Evaluator<'a> {
         signers: Option<(&[String], Span)>,
         display: Option<String>,
     ) -> R<FileId> {
-        let canonical = self
-            .loader
-            .canonicalize(self.host, path)
-            .unwrap_or_else(|_| path.to_path_buf());
+        // The main file (each compile of a batch has its own) is read with one `open`;
+        // imports, shared by the batch, are resolved once per path.
+        let main = match at {
+            None => self.loader.read_main(self.host, path),
+            Some(_) => None,
+        };
+        let (canonical, read) = match main {
+            Some((canonical, bytes)) => (canonical, Some(bytes)),
+            None => {
+                let canonical = self
+                    .loader
+                    .canonicalize(self.host, path)
+                    .unwrap_or_else(|_| path.to_path_buf());
+                (canonical, None)
+            }
+        };
         let display = display.unwrap_or_else(|| self.display_name(&canonical));
         let here = |d: Diagnostic| match at {
             Some(s) => d.at(s),
@@ -157,11 +169,14 @@ impl<'a> Evaluator<'a> {
         let id = match self.loader.loaded(&canonical) {
             Some(f) => f.id,
             None => {
-                let bytes = self.host.read_file(&canonical).map_err(|e| {
-                    EvalError::new(here(Diagnostic::error(format!(
-                        "cannot read `{display}`: {e}"
-                    ))))
-                })?;
+                let bytes = match read {
+                    Some(bytes) => bytes,
+                    None => self.host.read_file(&canonical).map_err(|e| {
+                        EvalError::new(here(Diagnostic::error(format!(
+                            "cannot read `{display}`: {e}"
+                        ))))
+                    })?,
+                };
                 if is_clearsigned(&bytes) {
                     let signed = self.host.verify_signed(&canonical, &bytes).map_err(|e| {
                         let at = signers.map(|(_, s)| s).or(at);
@@ -429,8 +444,8 @@ impl<'a> Evaluator<'a> {
         let d = self.new_def(Def {
             op: Op::Assign,
             body: Body::Value(v),
-            prio: Rc::from(Vec::new()),
-            order: Rc::from(vec![order as u32]),
+            prio: Key::new(),
+            order: smallvec::smallvec![order as u32],
             private: false,
             site: at,
             file,

@@ -899,7 +899,7 @@ impl<'a> Evaluator<'a> {
                     Value::List(out)
                 }
                 Val::Block(b) => {
-                    let mut out = Block::new();
+                    let mut out = Block::default();
                     for (name, slot) in self.members(*b, at)? {
                         let x = self.force(slot)?;
                         if x.is_undef() {

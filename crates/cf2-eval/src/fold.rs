@@ -175,6 +175,9 @@ impl<'a> Evaluator<'a> {
         // Definitions with the same key rank alike, so compare each distinct key once:
         // O(k² + n·k) for k distinct keys, where one file's many definitions of a block
         // (`Root.a => 1`, `Root.b => 2`, ...) share a single key.
+        if let [only] = set {
+            return (smallvec::smallvec![*only], Defs::new());
+        }
         let mut keys: Defs = Defs::new();
         for &d in set {
             if !keys.iter().any(|&k| self.def(k).prio == self.def(d).prio) {
@@ -189,11 +192,18 @@ impl<'a> Evaluator<'a> {
                     .all(|&e| e == d || self.rank(e, d) != Rank::Higher)
             })
             .collect();
-        let (tops, rest): (Defs, Defs) = set.iter().copied().partition(|&d| {
-            top_keys
+        let mut tops = Defs::new();
+        let mut rest = Defs::new();
+        for &d in set {
+            if top_keys
                 .iter()
                 .any(|&k| self.def(k).prio == self.def(d).prio)
-        });
+            {
+                tops.push(d);
+            } else {
+                rest.push(d);
+            }
+        }
         (tops, rest)
     }
 

@@ -216,7 +216,7 @@ fn select_path(
     let at = Span::default();
     if path.is_empty() {
         let members = ev.members(top, at).map_err(flatten)?;
-        let mut out = cf2_value::Block::new();
+        let mut out = cf2_value::Block::default();
         let mut errors = Vec::new();
         let total = members.len();
         for (i, (name, slot)) in members.into_iter().enumerate() {

@@ -66,7 +66,7 @@ impl<'a> Evaluator<'a> {
 
     fn materialize_members(&mut self, b: BlockId, depth: usize, at: Span) -> R<Block> {
         let count = self.member_count(b, at)?;
-        let mut out = Block::with_capacity(count);
+        let mut out = Block::with_capacity_and_hasher(count, Default::default());
         for i in 0..count {
             let Some((name, slot)) = self.member_at(b, i) else {
                 break;

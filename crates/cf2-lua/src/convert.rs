@@ -227,7 +227,7 @@ impl Marks {
         }
         rest.sort();
         keys.extend(rest);
-        let mut out = Block::new();
+        let mut out = Block::default();
         for k in keys {
             let x: mlua::Value = t.raw_get(k.as_str()).map_err(lua_err)?;
             if x.is_nil() {

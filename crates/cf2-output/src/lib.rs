@@ -5,7 +5,7 @@
 //! use cf2_output::{render, Format};
 //! use cf2_value::{Number, Value};
 //!
-//! let mut block = cf2_value::Block::new();
+//! let mut block = cf2_value::Block::default();
 //! block.insert("Port".into(), Value::Number(Number::Int(25)));
 //! let text = render(&Value::Block(block), Format::Json).unwrap();
 //! assert_eq!(text, "{\n  \"Port\": 25\n}\n");

@@ -44,7 +44,7 @@ fn text(parts: &[Part]) -> String {
 }
 
 fn block_of(statements: &[Statement]) -> Block {
-    let mut block = Block::new();
+    let mut block = Block::default();
     for s in statements {
         let Statement::Resource(r) = s else {
             panic!("not a resource: {s:?}")

@@ -107,7 +107,7 @@ impl Compiler {
     fn run(&self, main: Main<'_>) -> Result<Config, Error> {
         match cf2_eval::evaluate(&*self.host, &self.loader, main, &self.options, &[""]) {
             Ok(mut e) => Ok(Config {
-                value: e.values.pop().unwrap_or(Value::Block(Block::new())),
+                value: e.values.pop().unwrap_or(Value::Block(Block::default())),
                 warnings: e.warnings,
                 trace: e.trace,
                 provenance: e.provenance,

@@ -421,3 +421,53 @@ fn outputs_get_ordinary_permissions() {
         assert_eq!(mode, 0o644, "{file} has mode {mode:o}");
     }
 }
+
+/// A main file is known by its canonical path however it is named (a batch reads it from
+/// its directory's canonical form when its own name is not a link): through a symbolic link
+/// to the file or to its directory, its imports are searched from where it really is, and
+/// importing it from there is importing the main file itself.
+#[cfg(unix)]
+#[test]
+fn main_files_reached_through_links_are_the_files_they_name() {
+    use std::os::unix::fs::symlink;
+    let dir = project("");
+    let root = dir.path();
+    fs::create_dir(root.join("lib")).unwrap();
+    fs::create_dir(root.join("hosts")).unwrap();
+    fs::write(root.join("lib/common.cf2"), "X => 1\n").unwrap();
+    fs::write(root.join("lib/site.cf2"), "import(common)\nA => $X\n").unwrap();
+    fs::write(root.join("lib/self.cf2"), "X => import(self)\n").unwrap();
+    symlink("../lib/site.cf2", root.join("hosts/web.cf2")).unwrap();
+    symlink("../lib/self.cf2", root.join("hosts/loop.cf2")).unwrap();
+    symlink("lib", root.join("via")).unwrap();
+    let o = cf2(
+        root,
+        &[
+            "compile",
+            "hosts/web.cf2",
+            "via/site.cf2",
+            "hosts/loop.cf2",
+            "--out-dir",
+            "out",
+        ],
+    );
+    assert_exit(&o, 1);
+    for out in ["out/web.json", "out/site.json"] {
+        assert_eq!(
+            fs::read_to_string(root.join(out)).unwrap(),
+            "{\n  \"X\": 1,\n  \"A\": 1\n}\n"
+        );
+    }
+    assert!(
+        stderr(&o).contains("import cycle: hosts/loop.cf2 → hosts/loop.cf2"),
+        "{}",
+        stderr(&o)
+    );
+    let o = cf2(root, &["compile", "via/self.cf2"]);
+    assert_exit(&o, 1);
+    assert!(
+        stderr(&o).contains("import cycle: via/self.cf2 → via/self.cf2"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -329,3 +329,61 @@ impl Sources for Loader {
         self.get(id).map(|f| &f.source)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::MemoryHost;
+
+    /// Threads adding the same file at once all get the one that was added first; every
+    /// file keeps an id that finds it.
+    #[test]
+    fn a_file_added_by_several_threads_at_once_is_one_file() {
+        let loader = Loader::new();
+        let ids: Vec<Vec<FileId>> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        (0..50)
+                            .map(|i| {
+                                let path = PathBuf::from(format!("/f{}.cf2", i % 10));
+                                let f = loader.add_bytes(&path, "f", b"A => 1\n".to_vec());
+                                assert_eq!(f.path, path);
+                                f.id
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        for i in 0..10 {
+            let path = PathBuf::from(format!("/f{i}.cf2"));
+            let f = loader.loaded(&path).unwrap();
+            assert_eq!(loader.get(f.id).unwrap().path, path);
+            assert!(ids.iter().all(|t| t[i] == f.id && t[i + 10] == f.id));
+        }
+    }
+
+    #[test]
+    fn a_main_file_is_read_from_its_canonical_directory() {
+        let host = MemoryHost::new()
+            .with_file("hosts/a.cf2", "A => 1\n")
+            .with_file("hosts/b.cf2", "B => 1\n");
+        let loader = Loader::new();
+        let (path, bytes) = loader
+            .read_main(&host, Path::new("/work/hosts/a.cf2"))
+            .unwrap();
+        assert_eq!(
+            (path.as_path(), bytes.as_slice()),
+            (Path::new("/work/hosts/a.cf2"), &b"A => 1\n"[..])
+        );
+        assert!(loader
+            .read_main(&host, Path::new("/work/hosts/c.cf2"))
+            .is_none());
+        assert!(loader
+            .read_main(&host, Path::new("/work/other/a.cf2"))
+            .is_none());
+        assert!(loader.read_main(&host, Path::new("a.cf2")).is_none());
+    }
+}

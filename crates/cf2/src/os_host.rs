@@ -27,6 +27,30 @@ impl Host for OsHost {
         std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"))
     }
 
+    /// `open` with `O_NOFOLLOW` (a link fails it), then reads without asking the size:
+    /// `open`, `read`, `read`, `close` for a small file.
+    #[cfg(unix)]
+    fn read_file_unless_link(&self, path: &Path) -> Option<Vec<u8>> {
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .ok()?;
+        // `File::read_to_end` would first `fstat` the file for its size; through this
+        // wrapper it reads into the buffer, which holds most sources whole.
+        struct Unsized(std::fs::File);
+        impl Read for Unsized {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.0.read(buf)
+            }
+        }
+        let mut bytes = Vec::with_capacity(16 * 1024);
+        Unsized(file).read_to_end(&mut bytes).ok()?;
+        Some(bytes)
+    }
+
     fn env_var(&self, name: &str) -> Option<String> {
         std::env::var(name).ok()
     }
@@ -59,5 +83,37 @@ impl Host for OsHost {
         data: &[u8],
     ) -> Result<cf2_eval::host::KeePassGroup, cf2_eval::host::HostError> {
         crate::secured::default_security().open_keepass(path, data)
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_file_unless_its_name_is_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.cf2");
+        let big = dir.path().join("big.cf2");
+        std::fs::write(&file, "A => 1\n").unwrap();
+        let text = "B => 2\n".repeat(10_000);
+        std::fs::write(&big, &text).unwrap();
+        std::os::unix::fs::symlink(&file, dir.path().join("link.cf2")).unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        let host = OsHost;
+        assert_eq!(
+            host.read_file_unless_link(&file),
+            Some(b"A => 1\n".to_vec())
+        );
+        assert_eq!(host.read_file_unless_link(&big), Some(text.into_bytes()));
+        assert_eq!(
+            host.read_file_unless_link(&dir.path().join("link.cf2")),
+            None
+        );
+        assert_eq!(
+            host.read_file_unless_link(&dir.path().join("none.cf2")),
+            None
+        );
+        assert_eq!(host.read_file_unless_link(&dir.path().join("d")), None);
     }
 }

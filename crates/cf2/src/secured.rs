@@ -50,6 +50,10 @@ impl<H: Host> Host for Secured<H> {
         self.host.current_dir()
     }
 
+    fn read_file_unless_link(&self, path: &Path) -> Option<Vec<u8>> {
+        self.host.read_file_unless_link(path)
+    }
+
     fn env_var(&self, name: &str) -> Option<String> {
         self.host.env_var(name)
     }

@@ -456,11 +456,9 @@ impl<'a> Evaluator<'a> {
                 for (name, s) in members {
                     let target = self.member_slot(b, &name);
                     work.inline_defs.push((name.clone(), at));
-                    let defs = self.slot(s).defs.clone();
+                    let defs = Defs::from_slice(&self.slot(s).defs);
                     for d in defs {
-                        let mut copy = self.def(d).clone();
-                        copy.prio = extend(&prefix, &copy.prio);
-                        copy.order = extend(order, &copy.order);
+                        let copy = self.def(d).placed_in(&prefix, order);
                         let private = copy.private;
                         let nd = self.new_def(copy);
                         let t = self.slot_mut(target);

@@ -83,7 +83,7 @@ impl<'a> Evaluator<'a> {
 
     /// Folds a slot's definitions into its value.
     pub(crate) fn fold_slot(&mut self, s: SlotId) -> R<(Val, Outcome)> {
-        let defs = self.slot(s).defs.clone();
+        let defs = Defs::from_slice(&self.slot(s).defs);
         let mut outcome = Outcome::recording(self.opts.trace);
         let special = |ev: &Self, d: DefId, name: &str| match &ev.def(d).op {
             Op::Func(i) => i.name.to_lowercase() == name,
@@ -360,14 +360,12 @@ impl<'a> Evaluator<'a> {
                 let Some((name, slot)) = ev.member_at(*b, i) else {
                     break;
                 };
-                let defs = ev.slot(slot).defs.clone();
+                let defs = Defs::from_slice(&ev.slot(slot).defs);
                 let entry = members.entry(name).or_default();
                 for m in defs {
                     match &outer {
                         Some((prio, order)) => {
-                            let mut copy = ev.def(m).clone();
-                            copy.prio = extend(prio, &copy.prio);
-                            copy.order = extend(order, &copy.order);
+                            let copy = ev.def(m).placed_in(prio, order);
                             entry.push(ev.new_def(copy));
                         }
                         None => entry.push(m),
@@ -408,8 +406,8 @@ impl<'a> Evaluator<'a> {
 
     /// The value of one definition's body (not yet folded with anything).
     pub(crate) fn def_value(&mut self, d: DefId) -> R<Val> {
-        let def = self.def(d).clone();
-        match def.body {
+        let body = self.def(d).body.clone();
+        match body {
             Body::Expr(e, scope) => self.eval(e, scope),
             Body::Implicit {
                 def: rd,

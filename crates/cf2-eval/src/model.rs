@@ -20,6 +20,22 @@ use cf2_syntax::{FileId, Span};
 use indexmap::IndexMap;
 use std::rc::Rc;
 
+impl<'a> Def<'a> {
+    /// This definition as seen from inside another one: its key and reading order
+    /// follow the outer definition's.
+    pub fn placed_in(&self, prio: &[Step], order: &[u32]) -> Def<'a> {
+        Def {
+            op: self.op.clone(),
+            body: self.body.clone(),
+            prio: extend(prio, &self.prio),
+            order: extend(order, &self.order),
+            private: self.private,
+            site: self.site,
+            file: self.file,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BlockId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -73,7 +73,7 @@ impl<'a> Evaluator<'a> {
         let slot = self.new_slot(name.clone(), b);
         self.block_mut(b).members.insert(name, slot);
         let file = self.scope(scope).file;
-        let (prio, order) = (self.empty_key.clone(), self.first_order.clone());
+        let (prio, order) = (Key::new(), Order::from_slice(&[0]));
         if next + 1 == def.path.len() {
             self.add_mutations(slot, def, scope, &prio, &order, file);
         } else {
@@ -114,13 +114,13 @@ impl<'a> Evaluator<'a> {
             let prio: Key = if many {
                 extend(prio, &[Step::Seq(k as u32)])
             } else {
-                prio.clone()
+                Key::from_slice(prio)
             };
             let d = self.new_def(Def {
                 op,
                 body: Body::Expr(&m.value, scope),
                 prio,
-                order: order.clone(),
+                order: Order::from_slice(order),
                 private: def.private,
                 site: def.span,
                 file,
@@ -425,8 +425,8 @@ impl<'a> Evaluator<'a> {
                     next: 1,
                     scope: src.scope,
                 },
-                prio: src.prio.clone(),
-                order: order.clone(),
+                prio: Key::from_slice(&src.prio),
+                order: Order::from_slice(order),
                 private: false,
                 site: r.span,
                 file,
@@ -502,24 +502,34 @@ impl<'a> Evaluator<'a> {
 
     /// Orders a block's members by first appearance in reading order.
     pub(crate) fn sort_members(&mut self, b: BlockId) {
-        let mut entries: Vec<(Name<'a>, SlotId, Order)> = self
-            .block(b)
-            .members
-            .iter()
-            .map(|(k, s)| {
-                let first = self
-                    .slot(*s)
-                    .defs
-                    .iter()
-                    .map(|d| self.def(*d).order.clone())
-                    .min()
-                    .unwrap_or_default();
-                (k.clone(), *s, first)
-            })
-            .collect();
-        entries.sort_by(|a, b| a.2.cmp(&b.2));
-        let block = self.block_mut(b);
-        block.members = entries.into_iter().map(|(k, s, _)| (k, s)).collect();
+        let (slots, defs) = (&self.slots, &self.defs);
+        let first = |s: &SlotId| -> Option<&Order> {
+            let slot = slots.get(s.0 as usize)?;
+            slot.defs
+                .iter()
+                .filter_map(|d| defs.get(d.0 as usize).map(|d| &d.order))
+                .min()
+        };
+        let Some(block) = self.blocks.get_mut(b.0 as usize) else {
+            return;
+        };
+        // Members are mostly added in reading order already.
+        let mut sorted = true;
+        let mut prev: Option<&Order> = None;
+        for s in block.members.values() {
+            let f = first(s);
+            if prev > f {
+                sorted = false;
+                break;
+            }
+            prev = f;
+        }
+        if !sorted {
+            // Stable: members first defined at the same place keep their order.
+            block
+                .members
+                .sort_by_cached_key(|_, s| first(s).cloned().unwrap_or_default());
+        }
     }
 
     pub(crate) fn with_captures(&mut self, scope: ScopeId, captures: Option<Captures>) -> ScopeId {

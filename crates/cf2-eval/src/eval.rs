@@ -63,10 +63,6 @@ pub struct Evaluator<'a> {
     pub(crate) open_results: bool,
     /// While `=~` matches a secret text or regex: where it came from (for the captures).
     pub(crate) match_secret: Option<Rc<str>>,
-    /// The empty priority key and the reading order `[0]`, shared by the many
-    /// definitions that have them.
-    pub(crate) empty_key: Key,
-    pub(crate) first_order: Order,
     /// Canonical forms of `Options::allowed_dirs`, computed on first use.
     pub(crate) allowed: Option<Vec<std::path::PathBuf>>,
 }
@@ -125,8 +121,6 @@ impl<'a> Evaluator<'a> {
             open_results: false,
             match_secret: None,
             allowed: None,
-            empty_key: Key::new(),
-            first_order: smallvec::smallvec![0],
         }
     }
 

@@ -354,7 +354,12 @@ impl<'a> Evaluator<'a> {
             };
             let at = d.map(|d| ev.def(d).site).unwrap_or_default();
             // A member's definitions rank and read as placed inside the outer definition.
-            let outer = d.map(|d| (ev.def(d).prio.clone(), ev.def(d).order.clone()));
+            let outer = d.map(|d| {
+                (
+                    Key::from_slice(&ev.def(d).prio),
+                    Order::from_slice(&ev.def(d).order),
+                )
+            });
             let count = ev.member_count(*b, at)?;
             for i in 0..count {
                 let Some((name, slot)) = ev.member_at(*b, i) else {

@@ -10,6 +10,8 @@ use crate::host::{Host, Signed};
 use cf2_syntax::ast;
 use cf2_syntax::{parse, Diagnostic, FileId, SourceFile, Sources, Span};
 use elsa::sync::{FrozenMap, FrozenVec};
+use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -63,22 +65,29 @@ pub struct Loader {
     /// parsed and filled once it is; a slot whose file another thread added first stays
     /// empty, and no id refers to it.
     files: FrozenVec<Box<OnceLock<LoadedFile>>>,
-    by_path: FrozenMap<PathBuf, Box<FileId>>,
+    /// Paths are keyed by their bytes (canonical paths are unique as text; `Path`'s own
+    /// hash walks components, which showed in the profile of many small compiles).
+    by_path: FrozenMap<OsString, Box<FileId>>,
     /// For each clearsigned file, what verifying it found (so later imports check their
     /// own signer lists without running gpg again).
-    signatures: FrozenMap<PathBuf, Box<Signed>>,
+    signatures: FrozenMap<OsString, Box<Signed>>,
     /// Import searches already done, by (name, importing directory, default extensions,
     /// project directory): a fleet's hosts import the same files, and each search costs
     /// several `stat`s. Files are taken not to move during a run.
-    searches: Mutex<std::collections::HashMap<(String, PathBuf, bool, PathBuf), PathBuf>>,
+    searches: Mutex<HashMap<SearchKey, PathBuf, Hasher>>,
     /// Canonical forms of paths already resolved (each costs a `readlink` per component):
     /// imported files, and the directories of main files (see [`Loader::read_main`]).
-    canonical: Mutex<std::collections::HashMap<PathBuf, PathBuf>>,
+    canonical: Mutex<HashMap<OsString, PathBuf, Hasher>>,
     /// For one compile of a batch: the batch's shared loader. Imported files go there (so
     /// every host shares them); the main file stays here and is freed with this loader, so
     /// a batch's memory does not grow with its number of hosts.
     parent: Option<std::sync::Arc<Loader>>,
 }
+
+type Hasher = foldhash::fast::RandomState;
+
+/// An import search: (name, importing directory, default extensions, project directory).
+pub type SearchKey = (String, OsString, bool, OsString);
 
 /// File ids of a child loader start here, above any id of its parent.
 const CHILD_IDS: u32 = 1 << 31;
@@ -113,7 +122,7 @@ impl Loader {
     }
 
     /// A cached import search (see `searches`).
-    pub fn cached_search(&self, key: &(String, PathBuf, bool, PathBuf)) -> Option<PathBuf> {
+    pub fn cached_search(&self, key: &SearchKey) -> Option<PathBuf> {
         self.shared()
             .searches
             .lock()
@@ -122,7 +131,7 @@ impl Loader {
             .cloned()
     }
 
-    pub fn remember_search(&self, key: (String, PathBuf, bool, PathBuf), found: PathBuf) {
+    pub fn remember_search(&self, key: SearchKey, found: PathBuf) {
         self.shared()
             .searches
             .lock()
@@ -137,7 +146,7 @@ impl Loader {
             .canonical
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(path)
+            .get(path.as_os_str())
         {
             return Ok(c.clone());
         }
@@ -146,7 +155,7 @@ impl Loader {
             .canonical
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(path.to_path_buf(), c.clone());
+            .insert(path.as_os_str().to_owned(), c.clone());
         Ok(c)
     }
 
@@ -176,7 +185,11 @@ impl Loader {
 
     /// The file at canonical path `path`, if it is loaded.
     pub fn loaded(&self, path: &Path) -> Option<&LoadedFile> {
-        match self.by_path.get(path).and_then(|id| self.get(*id)) {
+        match self
+            .by_path
+            .get(path.as_os_str())
+            .and_then(|id| self.get(*id))
+        {
             Some(f) => Some(f),
             None => self.parent.as_deref().and_then(|p| p.loaded(path)),
         }
@@ -185,7 +198,7 @@ impl Loader {
     /// What verifying the file at `path` found, if it was a clearsigned file.
     pub fn signature(&self, path: &Path) -> Option<&Signed> {
         self.signatures
-            .get(path)
+            .get(path.as_os_str())
             .or_else(|| self.parent.as_deref().and_then(|p| p.signature(path)))
     }
 
@@ -207,7 +220,9 @@ impl Loader {
         let mut info = signed;
         info.content = Vec::new();
         let shared = self.shared();
-        shared.signatures.insert(path.to_path_buf(), Box::new(info));
+        shared
+            .signatures
+            .insert(path.as_os_str().to_owned(), Box::new(info));
         shared.add(path.to_path_buf(), display, content)
     }
 
@@ -218,7 +233,7 @@ impl Loader {
         path: &Path,
         display: &str,
     ) -> Result<&LoadedFile, LoadError> {
-        if let Some(id) = self.by_path.get(path) {
+        if let Some(id) = self.by_path.get(path.as_os_str()) {
             if let Some(f) = self.get(*id) {
                 return Ok(f);
             }
@@ -240,7 +255,11 @@ impl Loader {
     /// with no lock held, so the threads of a batch load files side by side; if two load
     /// the same file at once, both parse it and the first one added is kept.
     fn add(&self, path: PathBuf, display: &str, bytes: Vec<u8>) -> &LoadedFile {
-        if let Some(f) = self.by_path.get(&path).and_then(|id| self.get(*id)) {
+        if let Some(f) = self
+            .by_path
+            .get(path.as_os_str())
+            .and_then(|id| self.get(*id))
+        {
             return f;
         }
         // Ids index `files`, so the slot is taken first; the file, whose spans carry its
@@ -255,7 +274,7 @@ impl Loader {
         let mut file = Some(build(id, path.clone(), display, bytes));
         // The slot is filled before the path names it (under the map's lock), so whoever
         // finds the id finds the file.
-        let winner = *self.by_path.insert_with(path, || {
+        let winner = *self.by_path.insert_with(path.into_os_string(), || {
             if let (Some(slot), Some(f)) = (slot, file.take()) {
                 let _ = slot.set(f);
             }

@@ -161,12 +161,19 @@ impl<'a> Evaluator<'a> {
                 (canonical, None)
             }
         };
-        let display = display.unwrap_or_else(|| self.display_name(&canonical));
+        let loaded = self.loader.loaded(&canonical);
+        // A file already loaded keeps the name it was loaded with (the one its
+        // diagnostics use); working out a display name costs path arithmetic.
+        let display = match (display, loaded) {
+            (Some(d), _) => d,
+            (None, Some(f)) => f.source.name.clone(),
+            (None, None) => self.display_name(&canonical),
+        };
         let here = |d: Diagnostic| match at {
             Some(s) => d.at(s),
             None => d,
         };
-        let id = match self.loader.loaded(&canonical) {
+        let id = match loaded {
             Some(f) => f.id,
             None => {
                 let bytes = match read {
@@ -486,7 +493,12 @@ impl<'a> Evaluator<'a> {
             .and_then(|f| f.path.parent())
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let key = (name.to_string(), importer_dir, cf2_ext, self.project_dir());
+        let key = (
+            name.to_string(),
+            importer_dir.into_os_string(),
+            cf2_ext,
+            self.project_dir().into_os_string(),
+        );
         if let Some(found) = self.loader.cached_search(&key) {
             return Ok(found);
         }

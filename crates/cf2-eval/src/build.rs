@@ -368,6 +368,8 @@ impl<'a> Evaluator<'a> {
         prefix: &[u32],
         work: &mut Work<'a>,
     ) {
+        // Room for a member per statement at most, rather than growing the map step by step.
+        self.block_mut(b).members.reserve(stmts.len());
         let mut buf = Vec::with_capacity(prefix.len() + 1);
         for (i, st) in stmts.iter().enumerate() {
             buf.clear();

@@ -397,6 +397,7 @@ impl<'a> Evaluator<'a> {
     /// A block made of merged members.
     pub(crate) fn merged_block(&mut self, s: SlotId, members: NameMap<'a, Defs>) -> Val {
         let b = self.new_block(Place::Of(s), BlockState::Built);
+        self.block_mut(b).members.reserve(members.len());
         for (name, defs) in members {
             let slot = self.new_slot(name.clone(), b);
             let private = defs.iter().any(|d| self.def(*d).private);

@@ -140,8 +140,8 @@ impl<'a> Evaluator<'a> {
     ) -> R<()> {
         let inst = InstId(self.insts.len() as u32);
         self.insts.push(Instance {
-            files: vec![file],
-            edges: vec![Vec::new()],
+            files: smallvec::smallvec![file],
+            edges: smallvec::smallvec![Vec::new()],
             reach: None,
         });
         self.block_mut(b).inst = Some(inst);

@@ -243,7 +243,7 @@ impl<'a> Evaluator<'a> {
                 return Err(self.order_error(s, &tops));
             }
             // Evaluate the tops; an undefined one is dropped and the fold looks again.
-            let mut values: smallvec::SmallVec<[(DefId, Val); 2]> = smallvec::SmallVec::new();
+            let mut values: smallvec::SmallVec<[(DefId, Val); 4]> = smallvec::SmallVec::new();
             let mut dropped = false;
             for &d in &tops {
                 let v = self.def_value(d)?;

@@ -113,7 +113,7 @@ pub type Key = smallvec::SmallVec<[Step; 3]>;
 /// the compile time; foldhash is several times faster and still seeded per process.
 pub type NameMap<'a, V> = IndexMap<Name<'a>, V, foldhash::fast::RandomState>;
 /// The definitions of one resource: nearly always one or two, so kept inline.
-pub type Defs = smallvec::SmallVec<[DefId; 2]>;
+pub type Defs = smallvec::SmallVec<[DefId; 4]>;
 /// Reading order: the position of a definition in a depth-first reading of the sources in
 /// which an inline import stands for the imported file's content (clarifications §7).
 /// Inline up to four levels, like [`Key`].
@@ -316,9 +316,9 @@ pub struct BlockNode<'a> {
 #[derive(Debug, Default)]
 pub struct Instance {
     /// The file of each source node; node 0 is the body itself.
-    pub files: Vec<FileId>,
+    pub files: smallvec::SmallVec<[FileId; 2]>,
     /// `edges[a]` lists the nodes `a` imports inline.
-    pub edges: Vec<Vec<u32>>,
+    pub edges: smallvec::SmallVec<[Vec<u32>; 2]>,
     /// `reach[a]` is the set of nodes reachable from `a` (computed once the block is
     /// built; `None` while edges may still be added).
     pub reach: Option<Vec<Vec<u64>>>,

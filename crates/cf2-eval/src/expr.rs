@@ -259,15 +259,17 @@ impl<'a> Evaluator<'a> {
                 Part::Interp(x) => {
                     let v = self.eval(x, sc)?;
                     let v = self.open(v);
-                    let piece = match &v {
-                        Val::Lit(s) | Val::Str(s) => s.to_string(),
-                        Val::Num(n) => n.to_string(),
-                        Val::Bool(b) => b.to_string(),
+                    let piece: std::borrow::Cow<'_, str> = match &v {
+                        Val::Lit(s) | Val::Str(s) => std::borrow::Cow::Borrowed(s),
+                        Val::Num(n) => n.to_string().into(),
+                        Val::Bool(b) => {
+                            std::borrow::Cow::Borrowed(if *b { "true" } else { "false" })
+                        }
                         Val::Regex(r) if in_regex => {
                             out.push_str(r);
                             continue;
                         }
-                        Val::Regex(r) => r.to_string(),
+                        Val::Regex(r) => std::borrow::Cow::Borrowed(r),
                         other => {
                             return Err(EvalError::new(
                                 Diagnostic::error(format!(

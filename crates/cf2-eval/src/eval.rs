@@ -82,20 +82,27 @@ const ARENA_HINT_MAX: usize = 1 << 16;
 
 impl Drop for Evaluator<'_> {
     fn drop(&mut self) {
-        let sizes = [
+        // The largest recent size, decaying slowly, so that hosts a little bigger than the
+        // last one do not grow (and copy) the arenas either.
+        let used = [
             self.blocks.len(),
             self.slots.len(),
             self.defs.len(),
             self.scopes.len(),
-        ]
-        .map(|n| n.min(ARENA_HINT_MAX));
-        ARENA_SIZES.with(|c| c.set(sizes));
+        ];
+        ARENA_SIZES.with(|c| {
+            let mut hint = c.get();
+            for (h, n) in hint.iter_mut().zip(used) {
+                *h = (*h - *h / 16).max(n).min(ARENA_HINT_MAX);
+            }
+            c.set(hint);
+        });
     }
 }
 
 impl<'a> Evaluator<'a> {
     pub fn new(host: &'a dyn Host, loader: &'a Loader, opts: &'a Options) -> Evaluator<'a> {
-        let [blocks, slots, defs, scopes] = ARENA_SIZES.with(|c| c.get());
+        let [blocks, slots, defs, scopes] = ARENA_SIZES.with(|c| c.get()).map(|n| n + n / 8);
         Evaluator {
             host,
             loader,

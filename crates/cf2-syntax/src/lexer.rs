@@ -20,7 +20,6 @@
 //!   `\"`, `\n`, `\t` and `\$` are escapes, and any other backslash is kept as written.
 
 use logos::Logos;
-use std::collections::VecDeque;
 
 /// The keywords: never literals nor names.
 pub const KEYWORDS: [&str; 8] = [
@@ -173,7 +172,11 @@ pub(crate) struct Lexer<'a> {
     /// Where the next unbuffered token starts (just after the last consumed token when the
     /// buffer is empty).
     pos: usize,
-    buf: VecDeque<Token>,
+    /// The tokens recognised ahead are `buf[head..]`; the buffer is emptied (keeping its
+    /// capacity) whenever they have all been consumed, so it never grows beyond the
+    /// deepest look-ahead.
+    buf: Vec<Token>,
+    head: usize,
 }
 
 impl<'a> Lexer<'a> {
@@ -181,7 +184,8 @@ impl<'a> Lexer<'a> {
         Lexer {
             src,
             pos: start.min(src.len()),
-            buf: VecDeque::new(),
+            buf: Vec::with_capacity(4),
+            head: 0,
         }
     }
 
@@ -230,24 +234,40 @@ impl<'a> Lexer<'a> {
     }
 
     /// The `n`th token ahead (0 is the next one), newlines included.
+    #[inline]
     pub fn peek_nth(&mut self, n: usize) -> Token {
-        while self.buf.len() <= n {
-            let at = self.buf.back().map_or(self.pos, |t| t.end);
-            let t = self.lex_at(at);
-            self.buf.push_back(t);
+        match self.head.checked_add(n).and_then(|i| self.buf.get(i)) {
+            Some(t) => *t,
+            None => self.fill(n),
         }
-        self.buf.get(n).copied().unwrap_or(Token {
+    }
+
+    /// Lexes tokens ahead until the `n`th is buffered, and returns it.
+    #[inline(never)]
+    fn fill(&mut self, n: usize) -> Token {
+        let mut t = Token {
             kind: Tok::Eof,
             start: self.src.len(),
             end: self.src.len(),
-        })
+        };
+        while self.buf.len().saturating_sub(self.head) <= n {
+            let at = self.buf.last().map_or(self.pos, |t| t.end);
+            t = self.lex_at(at);
+            self.buf.push(t);
+        }
+        t
     }
 
     /// Consumes and returns the next token.
+    #[inline]
     pub fn next_token(&mut self) -> Token {
         let t = self.peek_nth(0);
-        self.buf.pop_front();
-        if t.kind != Tok::Eof || self.buf.is_empty() {
+        self.head += 1;
+        if self.head >= self.buf.len() {
+            self.buf.clear();
+            self.head = 0;
+        }
+        if t.kind != Tok::Eof || self.head == 0 {
             self.pos = t.end;
         }
         t
@@ -255,12 +275,13 @@ impl<'a> Lexer<'a> {
 
     /// Where the first token not yet consumed starts (or the scan position).
     pub fn resume_pos(&self) -> usize {
-        self.buf.front().map_or(self.pos, |t| t.start)
+        self.buf.get(self.head).map_or(self.pos, |t| t.start)
     }
 
     /// Continues lexing at byte `pos`, forgetting any token recognised ahead.
     pub fn reset(&mut self, pos: usize) {
         self.buf.clear();
+        self.head = 0;
         self.pos = pos.min(self.src.len());
     }
 
@@ -273,6 +294,7 @@ impl<'a> Lexer<'a> {
     /// quote or after an interpolation), appending text with escapes processed to `out`.
     pub fn scan_string(&mut self, out: &mut String) -> Stop {
         self.buf.clear();
+        self.head = 0;
         let base = self.pos;
         let mut chars = self.rest().char_indices().peekable();
         while let Some((i, c)) = chars.next() {
@@ -304,6 +326,7 @@ impl<'a> Lexer<'a> {
     /// does not start an interpolation.
     pub fn scan_regex(&mut self, out: &mut String) -> Stop {
         self.buf.clear();
+        self.head = 0;
         let base = self.pos;
         let mut chars = self.rest().char_indices().peekable();
         while let Some((i, c)) = chars.next() {

@@ -502,9 +502,11 @@ impl<'a> Parser<'a> {
     /// `private* a.b.c OP expr (OP expr)*`
     fn resource(&mut self, out: &mut Vec<Statement>) -> R<usize> {
         let first = self.lex.peek_nth(0);
-        let mut path = Vec::new();
+        // Nearly every definition has a one-name path and a single mutation: sized for that
+        // (rather than the four elements a `Vec` reserves when it first grows).
+        let mut path = Vec::with_capacity(1);
         let private = self.resource_path(&mut path)?;
-        let mut mutations = Vec::new();
+        let mut mutations = Vec::with_capacity(1);
         let mut depth = 0;
         let mut failed = false;
         loop {

@@ -195,6 +195,144 @@ impl<'a> Lexer<'a> {
 
     /// Recognises one token starting at (or after blank space at) `at`.
     fn lex_at(&self, at: usize) -> Token {
+        match self.lex_fast(at) {
+            Some(t) => t,
+            None => self.lex_dfa(at),
+        }
+    }
+
+    /// The common, plain-ASCII tokens, recognised directly (the state machine costs more to
+    /// start than these tokens cost to read). Gives exactly the token [`Lexer::lex_dfa`]
+    /// would, or `None` to leave the decision to it: for quotes, non-ASCII text, characters
+    /// that start no token, and anything else unusual.
+    #[inline]
+    fn lex_fast(&self, at: usize) -> Option<Token> {
+        let b = self.src.as_bytes();
+        self.src.get(at..)?;
+        let is_cont = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        let mut i = at;
+        // Blank space and `//` comments, which the state machine skips too.
+        loop {
+            match b.get(i) {
+                Some(b' ' | b'\t' | b'\r') => i += 1,
+                Some(b'/') if b.get(i + 1) == Some(&b'/') => i = line_end(b, i),
+                _ => break,
+            }
+        }
+        let Some(&c) = b.get(i) else {
+            return Some(Token {
+                kind: Tok::Eof,
+                start: b.len(),
+                end: b.len(),
+            });
+        };
+        let one = |kind| (kind, i + 1);
+        let two = |next: u8, long, short| {
+            if b.get(i + 1) == Some(&next) {
+                (long, i + 2)
+            } else {
+                (short, i + 1)
+            }
+        };
+        let (kind, end) = match c {
+            b'\n' => {
+                let mut j = i + 1;
+                loop {
+                    match b.get(j) {
+                        Some(b' ' | b'\t' | b'\r' | b'\n') => j += 1,
+                        Some(b'/') if b.get(j + 1) == Some(&b'/') => j = line_end(b, j),
+                        _ => break,
+                    }
+                }
+                (Tok::Newline, j)
+            }
+            b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
+                // A word: each `-` in it is followed by a word character.
+                let mut j = i + 1;
+                loop {
+                    match b.get(j) {
+                        Some(&c) if is_cont(c) => j += 1,
+                        Some(b'-') => match b.get(j + 1) {
+                            Some(&c) if is_cont(c) => j += 2,
+                            Some(&c) if !c.is_ascii() => return None,
+                            _ => break,
+                        },
+                        Some(&c) if !c.is_ascii() => return None,
+                        _ => break,
+                    }
+                }
+                (Tok::Word, j)
+            }
+            b'0'..=b'9' => {
+                let mut j = i + 1;
+                while b.get(j).is_some_and(u8::is_ascii_digit) {
+                    j += 1;
+                }
+                if b.get(j) == Some(&b'.') && b.get(j + 1).is_some_and(u8::is_ascii_digit) {
+                    j += 2;
+                    while b.get(j).is_some_and(u8::is_ascii_digit) {
+                        j += 1;
+                    }
+                }
+                (Tok::Number, j)
+            }
+            b'$' => match b.get(i + 1) {
+                Some(&c) if c.is_ascii_alphabetic() || c == b'_' => {
+                    let mut j = i + 2;
+                    loop {
+                        match b.get(j) {
+                            Some(&c) if is_cont(c) => j += 1,
+                            Some(&c) if !c.is_ascii() => return None,
+                            _ => break,
+                        }
+                    }
+                    (Tok::Ref, j)
+                }
+                Some(&c) if !c.is_ascii() => return None,
+                _ => one(Tok::Dollar),
+            },
+            b'(' => one(Tok::LParen),
+            b')' => one(Tok::RParen),
+            b'[' => one(Tok::LBracket),
+            b']' => one(Tok::RBracket),
+            b'{' => one(Tok::LBrace),
+            b'}' => one(Tok::RBrace),
+            b',' => one(Tok::Comma),
+            b'?' => one(Tok::Question),
+            b'*' => one(Tok::Star),
+            b'.' => one(Tok::Dot),
+            b'-' => one(Tok::Minus),
+            b'/' => one(Tok::Slash),
+            b'"' => one(Tok::DQuote),
+            b'=' => match b.get(i + 1) {
+                Some(b'>') => (Tok::Arrow, i + 2),
+                Some(b'=') => (Tok::EqEq, i + 2),
+                Some(b'~') => (Tok::MatchOp, i + 2),
+                _ => one(Tok::Assign),
+            },
+            b'!' => match b.get(i + 1) {
+                Some(b'=') => (Tok::Ne, i + 2),
+                Some(b'~') => (Tok::NotMatchOp, i + 2),
+                _ => one(Tok::Bang),
+            },
+            b'~' => two(b'>', Tok::MergeArrow, Tok::Tilde),
+            b'<' => two(b'=', Tok::Le, Tok::Lt),
+            b'>' => two(b'=', Tok::Ge, Tok::Gt),
+            b'+' => two(b'+', Tok::PlusPlus, Tok::Plus),
+            b'&' if b.get(i + 1) == Some(&b'&') => (Tok::AndAnd, i + 2),
+            b'|' if b.get(i + 1) == Some(&b'|') => (Tok::OrOr, i + 2),
+            _ => return None,
+        };
+        Some(Token {
+            kind,
+            start: i,
+            end,
+        })
+    }
+
+    /// Recognises one token starting at (or after blank space at) `at` with the state
+    /// machine.
+    fn lex_dfa(&self, at: usize) -> Token {
         let len = self.src.len();
         let eof = Token {
             kind: Tok::Eof,
@@ -401,6 +539,13 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// Where the line that `b[from..]` is on ends: the offset of its `\n`, or the length of `b`.
+fn line_end(b: &[u8], from: usize) -> usize {
+    b.get(from..)
+        .and_then(|rest| rest.iter().position(|&c| c == b'\n'))
+        .map_or(b.len(), |i| from + i)
+}
+
 /// Where the string whose body starts at `from` ends (just after its closing quote).
 pub(crate) fn string_end(src: &str, from: usize) -> Option<usize> {
     let body = src.get(from..)?;
@@ -462,6 +607,61 @@ mod tests {
             v.push((t.kind, s.get(t.start..t.end).unwrap_or("?")));
         }
         v
+    }
+
+    /// Where the direct recognition of [`Lexer::lex_fast`] decides, from any position in
+    /// `s`, it gives the state machine's token.
+    fn fast_agrees(s: &str) {
+        let lx = Lexer::new(s, 0);
+        for at in (0..=s.len()).filter(|&i| s.is_char_boundary(i)) {
+            if let Some(t) = lx.lex_fast(at) {
+                assert_eq!(t, lx.lex_dfa(at), "at {at} in {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_state_machine() {
+        for s in [
+            "a-b-c a--b a- -a a-1 a-é é-a a_b9 _ $ $x $x-1 $é $_9 $1 1 12.5 1.5.2 1. .5 1a",
+            "=> ~> ~ = =~ !~ == != <= >= < > && & || | ++ + - * / ! . , ? ( ) [ ] { } \" ' 'x'",
+            "a // c\n\n  // d\n b\r\nc //\n//\n\t \r\n// é\nx\u{a0}y\u{200b}z",
+            "a\u{feff}b a-\u{a0} $a\u{a0} 9\u{a0} x//y /é/ \n\u{a0}",
+            "",
+            " ",
+            "\n",
+            "//",
+            "a",
+            "-",
+            "$",
+        ] {
+            fast_agrees(s);
+        }
+        let cases = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/cases");
+        let mut seen = 0;
+        for dir in std::fs::read_dir(cases).into_iter().flatten().flatten() {
+            for f in std::fs::read_dir(dir.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                if let Ok(text) = std::fs::read_to_string(f.path()) {
+                    fast_agrees(&text);
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen > 100, "the test cases were not found");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        #[test]
+        fn fast_path_agrees_on_any_text(
+            s in "([a-zA-Z0-9_ $.\\-/=~!<>&|+*(){}\\[\\],?'\"\t\r\n]|é|\u{a0}|\u{200b}|\u{feff}|\\x{1}){0,40}"
+        ) {
+            fast_agrees(&s);
+        }
     }
 
     #[test]

@@ -60,10 +60,10 @@ pub fn parse(file: FileId, text: &str) -> (File, Vec<Diagnostic>) {
         brackets: Vec::new(),
         gave_up: false,
         vals: Vec::new(),
+        stmts: Vec::new(),
         unclosed_reported: false,
     };
-    let mut statements = Vec::new();
-    p.statements(&mut statements, false);
+    let (statements, _) = p.statements(false);
     (File { statements }, p.diags)
 }
 
@@ -191,6 +191,8 @@ struct Parser<'a> {
     gave_up: bool,
     /// The expressions parsed and not yet placed in their parent.
     vals: Vec<Node>,
+    /// The statements parsed and not yet placed in their block (see [`Parser::statements`]).
+    stmts: Vec<Statement>,
     /// A "never closed" error has been reported.
     unclosed_reported: bool,
 }
@@ -392,7 +394,10 @@ impl<'a> Parser<'a> {
 
     /// Parses statements up to the end of the file (top level) or up to the `}` closing the
     /// block (not consumed). Returns the depth of the deepest value.
-    fn statements(&mut self, out: &mut Vec<Statement>, in_block: bool) -> usize {
+    /// The statements are gathered on `self.stmts` (shared by all blocks, so that a
+    /// block's vector is allocated once, at its final size) and returned with that depth.
+    fn statements(&mut self, in_block: bool) -> (Vec<Statement>, usize) {
+        let base = self.stmts.len();
         let saved = self.mode;
         let mut depth = 0;
         loop {
@@ -405,14 +410,14 @@ impl<'a> Parser<'a> {
             let h0 = self.brackets.len();
             let d0 = self.depth;
             let v0 = self.vals.len();
-            match self.statement(out) {
+            match self.statement() {
                 Ok(d) => {
                     depth = depth.max(d);
                     let n = self.lex.peek_nth(0);
                     let ends = matches!(n.kind, Tok::Newline | Tok::Comma | Tok::Eof)
                         || (in_block && n.kind == Tok::RBrace);
                     if !ends {
-                        self.fail(E::NoSeparator(n, out.last()));
+                        self.no_separator_error(n, base);
                         self.recover(h0, in_block);
                     }
                 }
@@ -428,30 +433,49 @@ impl<'a> Parser<'a> {
             }
         }
         self.mode = saved;
-        depth
+        // Moved (one copy of the whole run) into a vector of exactly their number.
+        let base = base.min(self.stmts.len());
+        let out = if base == 0 {
+            // (`split_off(0)` would hand over the scratch vector with its capacity.)
+            let mut out = Vec::with_capacity(self.stmts.len());
+            out.append(&mut self.stmts);
+            out
+        } else {
+            self.stmts.split_off(base)
+        };
+        (out, depth)
     }
 
-    /// Parses one statement into `out`; returns the depth of its deepest value.
-    fn statement(&mut self, out: &mut Vec<Statement>) -> R<usize> {
+    /// Reports [`E::NoSeparator`] after the last statement from `base` on in `self.stmts`.
+    #[cold]
+    #[inline(never)]
+    fn no_separator_error(&mut self, n: Token, base: usize) {
+        let stmts = std::mem::take(&mut self.stmts);
+        self.fail(E::NoSeparator(n, stmts.get(base..).and_then(<[_]>::last)));
+        self.stmts = stmts;
+    }
+
+    /// Parses one statement onto `self.stmts`; returns the depth of its deepest value.
+    fn statement(&mut self) -> R<usize> {
         let t = self.lex.peek_nth(0);
         match t.kind {
             Tok::Word => match self.text(t) {
                 "if" => {
                     self.if_expr()?;
-                    Ok(self.pop_statement(out))
+                    Ok(self.pop_statement())
                 }
                 "import" => {
                     self.import()?;
-                    Ok(self.pop_statement(out))
+                    Ok(self.pop_statement())
                 }
-                "def" => self.macro_def(out),
-                "private" => self.resource(out),
+                "def" => self.macro_def(),
+                "private" => self.resource(),
                 "then" | "else" | "true" | "false" => Err(self.fail(E::KeywordName(t))),
                 _ if self.lex.peek_nth(1).kind == Tok::LParen => {
                     self.call()?;
-                    Ok(self.pop_statement(out))
+                    Ok(self.pop_statement())
                 }
-                _ => self.resource(out),
+                _ => self.resource(),
             },
             Tok::Ref => Err(self.fail(E::StatementRef(t))),
             Tok::RBrace | Tok::RParen | Tok::RBracket => Err(self.fail(E::Unmatched(t))),
@@ -462,16 +486,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Moves the `if`, `import` or call on top of the value stack into `out` as a statement.
+    /// Moves the `if`, `import` or call on top of the value stack onto `self.stmts` as a statement.
     #[inline(never)]
-    fn pop_statement(&mut self, out: &mut Vec<Statement>) -> usize {
+    fn pop_statement(&mut self) -> usize {
         let Some(n) = self.vals.pop() else {
             return 0;
         };
         match n.expr.kind {
-            ExprKind::If(i) => out.push(Statement::If(i)),
-            ExprKind::Import(i) => out.push(Statement::Import(i)),
-            ExprKind::Call(c) => out.push(Statement::Call(c)),
+            ExprKind::If(i) => self.stmts.push(Statement::If(i)),
+            ExprKind::Import(i) => self.stmts.push(Statement::Import(i)),
+            ExprKind::Call(c) => self.stmts.push(Statement::Call(c)),
             _ => {}
         }
         n.depth
@@ -500,7 +524,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `private* a.b.c OP expr (OP expr)*`
-    fn resource(&mut self, out: &mut Vec<Statement>) -> R<usize> {
+    fn resource(&mut self) -> R<usize> {
         let first = self.lex.peek_nth(0);
         // Nearly every definition has a one-name path and a single mutation: sized for that
         // (rather than the four elements a `Vec` reserves when it first grows).
@@ -527,7 +551,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        self.finish_resource(out, first, private, path, mutations);
+        self.finish_resource(first, private, path, mutations);
         if failed {
             Err(Fail)
         } else {
@@ -565,7 +589,6 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn finish_resource(
         &mut self,
-        out: &mut Vec<Statement>,
         first: Token,
         private: bool,
         path: Vec<Ident>,
@@ -575,7 +598,7 @@ impl<'a> Parser<'a> {
             .last()
             .map_or(first.end, |m| m.value.span.end as usize);
         let span = self.span(first.start, end);
-        out.push(Statement::Resource(ResourceDef {
+        self.stmts.push(Statement::Resource(ResourceDef {
             private,
             path,
             mutations,
@@ -644,8 +667,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `def name(params) = body`, into `out`.
-    fn macro_def(&mut self, out: &mut Vec<Statement>) -> R<usize> {
+    /// `def name(params) = body`, onto `self.stmts`.
+    fn macro_def(&mut self) -> R<usize> {
         let kw = self.bump();
         let name = self.ident("macro names", "a macro name after `def`")?;
         let open = self.lex.peek_nth(0);
@@ -694,7 +717,7 @@ impl<'a> Parser<'a> {
             return Err(Fail);
         };
         let span = self.span(kw.start, body.expr.span.end as usize);
-        out.push(Statement::Macro(MacroDef {
+        self.stmts.push(Statement::Macro(MacroDef {
             name,
             params,
             body: body.expr,
@@ -1057,8 +1080,7 @@ impl<'a> Parser<'a> {
         let open = self.bump();
         self.enter(open)?;
         self.open_bracket(open);
-        let mut statements = Vec::new();
-        let depth = self.statements(&mut statements, true);
+        let (statements, depth) = self.statements(true);
         let close = self.lex.peek_nth(0);
         if close.kind != Tok::RBrace {
             return Err(self.fail(E::NeverClosed(open)));

@@ -120,20 +120,20 @@ fn binop(kind: Tok) -> Option<(BinaryOp, u8)> {
     })
 }
 
-fn is_binop(kind: Tok, _: &str) -> bool {
-    binop(kind).is_some()
+fn is_binop(_: &Parser<'_>, t: Token) -> bool {
+    binop(t.kind).is_some()
 }
 
-fn is_mutation_op(kind: Tok, _: &str) -> bool {
-    matches!(kind, Tok::Arrow | Tok::MergeArrow | Tok::Tilde)
+fn is_mutation_op(_: &Parser<'_>, t: Token) -> bool {
+    matches!(t.kind, Tok::Arrow | Tok::MergeArrow | Tok::Tilde)
 }
 
-fn is_dot(kind: Tok, _: &str) -> bool {
-    kind == Tok::Dot
+fn is_dot(_: &Parser<'_>, t: Token) -> bool {
+    t.kind == Tok::Dot
 }
 
-fn is_else(kind: Tok, text: &str) -> bool {
-    kind == Tok::Word && text == "else"
+fn is_else(p: &Parser<'_>, t: Token) -> bool {
+    p.is_word(t, "else")
 }
 
 /// The syntax errors, built into diagnostics by [`Parser::fail`] (out of the recursive
@@ -255,10 +255,10 @@ impl<'a> Parser<'a> {
 
     /// True if the next token, possibly after newlines, satisfies `pred` and may continue
     /// what was just parsed; the newlines are then consumed.
-    fn cont(&mut self, pred: fn(Tok, &str) -> bool) -> bool {
+    fn cont(&mut self, pred: fn(&Self, Token) -> bool) -> bool {
         let t = self.lex.peek_nth(0);
         if t.kind != Tok::Newline {
-            return pred(t.kind, self.text(t));
+            return pred(self, t);
         }
         let mut i = 1;
         let mut t = self.lex.peek_nth(i);
@@ -267,7 +267,7 @@ impl<'a> Parser<'a> {
             t = self.lex.peek_nth(i);
         }
         let starts_element = self.mode == Mode::List && matches!(t.kind, Tok::Minus | Tok::Slash);
-        if pred(t.kind, self.text(t)) && !starts_element {
+        if pred(self, t) && !starts_element {
             self.skip_nl();
             true
         } else {

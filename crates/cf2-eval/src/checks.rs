@@ -252,7 +252,7 @@ fn literal_has_groups(parts: &[Part]) -> bool {
             Part::Interp(_) => return false,
         }
     }
-    match fancy_regex::Regex::new(&pattern) {
+    match crate::expr::build_regex(&pattern) {
         Ok(re) => re.captures_len() > 1,
         Err(_) => false,
     }

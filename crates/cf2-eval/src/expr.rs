@@ -508,15 +508,22 @@ impl<'a> Evaluator<'a> {
         if let Some(r) = self.regexes.get(pattern) {
             return Ok(r.clone());
         }
-        let re = fancy_regex::RegexBuilder::new(pattern)
-            .backtrack_limit(1_000_000)
-            .build()
-            .map_err(|e| {
-                EvalError::new(
-                    Diagnostic::error(format!("invalid regular expression /{pattern}/: {e}"))
-                        .at(at),
-                )
-            })?;
+        let re = build_regex(pattern).map_err(|e| {
+            let too_complex = matches!(
+                &e,
+                fancy_regex::Error::CompileError(c)
+                    if matches!(**c, fancy_regex::CompileError::PatternTooComplex)
+            );
+            let d = if too_complex {
+                Diagnostic::error(format!(
+                    "regular expression /{pattern}/ is too complex: compiled, it would exceed {REGEX_MAX_PROGRAM} instructions"
+                ))
+                .hint("subroutine calls (`\\g0`, `\\g<name>`, `(?R)`) are expanded where they stand, so each one can multiply the size of the pattern; simplify it")
+            } else {
+                Diagnostic::error(format!("invalid regular expression /{pattern}/: {e}"))
+            };
+            EvalError::new(d.at(at))
+        })?;
         let re = Rc::new(re);
         self.regexes.insert(Rc::from(pattern), re.clone());
         Ok(re)
@@ -533,6 +540,21 @@ fn key_text(v: &Val) -> String {
         other => other.describe(),
     }
 }
+
+/// Compiles a regex with bounded cost: matching backtracks at most a million steps, and the
+/// compiled program is capped, because subroutine calls (`\g0`, `(?R)`, `\g<name>`) are
+/// expanded at compile time and a few of them in a short pattern would otherwise take
+/// exponential time and memory (found by fuzzing: `/x|w\g0\g0\g0/` ran for minutes).
+pub(crate) fn build_regex(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
+    fancy_regex::RegexBuilder::new(pattern)
+        .backtrack_limit(1_000_000)
+        .max_prog_size(REGEX_MAX_PROGRAM)
+        .build()
+}
+
+/// The largest compiled regex program accepted, in VM instructions (an ordinary pattern
+/// needs a few dozen).
+const REGEX_MAX_PROGRAM: usize = 10_000;
 
 pub(crate) fn too_deep(at: Span) -> EvalError {
     EvalError::new(

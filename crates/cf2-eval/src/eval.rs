@@ -207,41 +207,28 @@ impl<'a> Evaluator<'a> {
 
     /// The dotted path of a resource (`Services.sshd.Port`), for messages.
     pub(crate) fn slot_path(&self, s: SlotId) -> String {
-        let mut names: Vec<&str> = vec![&self.slot(s).name];
-        let prefix = self.place_prefix(self.slot(s).parent, &mut names);
-        let mut out = String::from(prefix);
-        for name in names.iter().rev() {
-            if !out.is_empty() {
-                out.push('.');
-            }
-            out.push_str(name);
+        let mut path = self.block_path(self.slot(s).parent);
+        if !path.is_empty() {
+            path.push('.');
         }
-        out
+        path.push_str(&self.slot(s).name);
+        path
     }
 
-    /// The dotted path of a block, for messages (empty for the configuration itself).
-    pub(crate) fn block_path(&self, b: BlockId) -> String {
+    /// The dotted path of a block, for messages (empty for the configuration itself): the
+    /// names of the resources holding it, walked up to where the outermost one sits. A
+    /// block is always made after the resource it sits in, so the walk goes to ever older
+    /// entries and ends; the bound is a guard, not a limit input can reach.
+    pub(crate) fn block_path(&self, mut b: BlockId) -> String {
         let mut names: Vec<&str> = Vec::new();
-        let prefix = self.place_prefix(b, &mut names);
-        let mut out = String::from(prefix);
-        for name in names.iter().rev() {
-            if !out.is_empty() {
-                out.push('.');
-            }
-            out.push_str(name);
-        }
-        out
-    }
-
-    /// Walks up from block `b`, pushing the names of the resources holding it (innermost
-    /// first), and returns the name the outermost one is placed under. A block is always
-    /// made after the resource it sits in, so the walk goes to ever older entries and
-    /// ends; the bound is a guard, not a limit input can reach.
-    fn place_prefix<'s>(&'s self, mut b: BlockId, names: &mut Vec<&'s str>) -> &'s str {
+        let mut prefix = "";
         for _ in 0..=self.slots.len() {
             match &self.block(b).place {
-                Place::Top => return "",
-                Place::Named(p) => return p,
+                Place::Top => break,
+                Place::Named(p) => {
+                    prefix = p;
+                    break;
+                }
                 Place::Of(s) => {
                     let slot = self.slot(*s);
                     names.push(&slot.name);
@@ -249,7 +236,14 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        ""
+        let mut out = String::from(prefix);
+        for name in names.iter().rev() {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(name);
+        }
+        out
     }
 
     // ----- slots --------------------------------------------------------------------
@@ -344,6 +338,19 @@ impl<'a> Evaluator<'a> {
 
     /// The members of a built block, in output order.
     pub(crate) fn members(&mut self, b: BlockId, at: Span) -> R<Vec<(Name<'a>, SlotId)>> {
+        self.member_count(b, at)?;
+        Ok(self
+            .block(b)
+            .members
+            .iter()
+            .map(|(k, v)| (k.clone(), *v))
+            .collect())
+    }
+
+    /// The number of members of a block, built first; with [`Evaluator::member_at`], walks
+    /// them in output order without copying the list. A block still running its inline
+    /// statements cannot be looked at whole.
+    pub(crate) fn member_count(&mut self, b: BlockId, at: Span) -> R<usize> {
         self.build_plain(b)?;
         if let BlockState::Building { .. } = self.block(b).state {
             return Err(EvalError::new(
@@ -354,22 +361,6 @@ impl<'a> Evaluator<'a> {
                 .at(at)
                 .hint("an inline `import`, `if` or function call cannot depend on the whole block it adds to"),
             ));
-        }
-        Ok(self
-            .block(b)
-            .members
-            .iter()
-            .map(|(k, v)| (k.clone(), *v))
-            .collect())
-    }
-
-    /// The number of members of a built block; with [`Evaluator::member_at`], walks them
-    /// in output order without copying the list.
-    pub(crate) fn member_count(&mut self, b: BlockId, at: Span) -> R<usize> {
-        self.build_plain(b)?;
-        if let BlockState::Building { .. } = self.block(b).state {
-            // The same error as `members`.
-            return self.members(b, at).map(|m| m.len());
         }
         Ok(self.block(b).members.len())
     }

@@ -83,29 +83,17 @@ impl<'a> Evaluator<'a> {
 
     /// Folds a slot's definitions into its value.
     pub(crate) fn fold_slot(&mut self, s: SlotId) -> R<(Val, Outcome)> {
-        let defs = Defs::from_slice(&self.slot(s).defs);
         let mut outcome = Outcome::recording(self.opts.trace);
-        let special = |ev: &Self, d: DefId, name: &str| match &ev.def(d).op {
-            Op::Func(i) => i.name.to_lowercase() == name,
-            _ => false,
-        };
-        // Most resources have neither `~(final)>` nor `~(default)>`: no need to split.
-        let has_special = defs.iter().any(|d| {
-            matches!(&self.def(*d).op, Op::Func(i)
-                if i.name.eq_ignore_ascii_case("final") || i.name.eq_ignore_ascii_case("default")
-                    || !i.name.is_ascii())
-        });
-        let (finals, defaults, normal) = if has_special {
-            let (finals, rest): (Defs, Defs) = defs
-                .iter()
-                .copied()
-                .partition(|d| special(self, *d, "final"));
-            let (defaults, normal): (Defs, Defs) =
-                rest.into_iter().partition(|d| special(self, *d, "default"));
-            (finals, defaults, normal)
-        } else {
-            (Defs::new(), Defs::new(), defs)
-        };
+        let mut finals = Defs::new();
+        let mut defaults = Defs::new();
+        let mut normal = Defs::new();
+        for &d in &self.slot(s).defs {
+            match self.def(d).op.func_name().as_deref() {
+                Some("final") => finals.push(d),
+                Some("default") => defaults.push(d),
+                _ => normal.push(d),
+            }
+        }
         if !finals.is_empty() {
             if let Some((v, winner)) = self.agreeing(s, &finals, "final")? {
                 outcome.rule("final");
@@ -115,18 +103,13 @@ impl<'a> Evaluator<'a> {
                 return Ok((v, outcome));
             }
         }
-        let normal_for_outcome = if outcome.on {
-            normal.clone()
-        } else {
-            Defs::new()
-        };
-        let folded = self.fold_set(s, normal, &mut outcome)?;
+        let folded = self.fold_set(s, normal.clone(), &mut outcome)?;
         let value = match folded {
             Folded::Undefined => {
                 if let Some((v, winner)) = self.agreeing(s, &defaults, "default")? {
                     outcome.rule("default");
                     outcome.used(&[winner]);
-                    outcome.overridden(&normal_for_outcome);
+                    outcome.overridden(&normal);
                     return Ok((v, outcome));
                 }
                 Val::Undef
@@ -285,9 +268,7 @@ impl<'a> Evaluator<'a> {
                 }
                 TopKind::Merge => {
                     out.used(&tops);
-                    let mut below_out = Outcome::recording(out.on);
-                    below_out.used(&rest);
-                    let below = deep(|| self.fold_set(s, rest, &mut Outcome::default()))?;
+                    let below = deep(|| self.fold_set(s, rest.clone(), &mut Outcome::default()))?;
                     if values.len() == 1 && matches!(below, Folded::Undefined) {
                         // `~>` over nothing is `=>` (clarifications §5).
                         out.rule("merge (nothing below: assignment)");
@@ -295,19 +276,18 @@ impl<'a> Evaluator<'a> {
                         return Ok(Folded::Plain(v, Some(d)));
                     }
                     out.rule("merge");
-                    out.used(&below_out.used);
+                    out.used(&rest);
                     self.merge(s, &values, below)
                 }
                 TopKind::Func(name) => {
                     out.used(&tops);
                     out.used(&rest);
                     out.rule(&name);
-                    let first_below = rest.first().copied();
-                    let below = deep(|| self.fold_set(s, rest, &mut Outcome::default()))?;
+                    let below = deep(|| self.fold_set(s, rest.clone(), &mut Outcome::default()))?;
                     // The definition the value below came from, for errors about it.
                     let below_def = match &below {
                         Folded::Plain(_, d) => *d,
-                        _ => first_below,
+                        _ => rest.first().copied(),
                     };
                     let below = match below {
                         Folded::Undefined => None,

@@ -5,18 +5,14 @@
 
 use crate::output::write_atomic;
 use crate::{color, usage_error, CompileArgs};
-use cf2_eval::host::{HostError, KeePassGroup, Signed};
-use cf2_eval::{evaluate, Host, Loader, Main};
+use cf2_eval::{evaluate, Loader, Main};
 use cf2_output::Format;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use std::io;
 use std::io::IsTerminal;
-use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::SystemTime;
 
 pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> ExitCode {
     let Some(dir) = &args.out_dir else {
@@ -45,7 +41,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             return ExitCode::from(1);
         }
     };
-    let host = cf2::Secured::new(FixedCwd::new(cf2::OsHost), security);
+    let host = cf2::Secured::new(cf2::OsHost, security);
     // Imported files are parsed once for the whole batch; each host's own file lives in a
     // child loader freed after that host, so memory does not grow with the fleet.
     let shared = std::sync::Arc::new(Loader::new());
@@ -142,64 +138,4 @@ fn stem(file: &Path) -> String {
     file.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".to_string())
-}
-
-/// A host whose working directory is read once, when it is made: every compile of a batch
-/// asks for it (a `getcwd` each), and it does not change during a run.
-struct FixedCwd<H> {
-    host: H,
-    cwd: PathBuf,
-}
-
-impl<H: Host> FixedCwd<H> {
-    fn new(host: H) -> FixedCwd<H> {
-        let cwd = host.current_dir();
-        FixedCwd { host, cwd }
-    }
-}
-
-impl<H: Host> Host for FixedCwd<H> {
-    fn current_dir(&self) -> PathBuf {
-        self.cwd.clone()
-    }
-
-    fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.host.read_file(path)
-    }
-
-    fn is_file(&self, path: &Path) -> bool {
-        self.host.is_file(path)
-    }
-
-    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
-        self.host.canonicalize(path)
-    }
-
-    fn read_file_unless_link(&self, path: &Path) -> Option<Vec<u8>> {
-        self.host.read_file_unless_link(path)
-    }
-
-    fn env_var(&self, name: &str) -> Option<String> {
-        self.host.env_var(name)
-    }
-
-    fn lookup_host(&self, name: &str) -> io::Result<Vec<IpAddr>> {
-        self.host.lookup_host(name)
-    }
-
-    fn lookup_addr(&self, addr: IpAddr) -> io::Result<String> {
-        self.host.lookup_addr(addr)
-    }
-
-    fn now(&self) -> SystemTime {
-        self.host.now()
-    }
-
-    fn verify_signed(&self, path: &Path, data: &[u8]) -> Result<Signed, HostError> {
-        self.host.verify_signed(path, data)
-    }
-
-    fn open_keepass(&self, path: &Path, data: &[u8]) -> Result<KeePassGroup, HostError> {
-        self.host.open_keepass(path, data)
-    }
 }

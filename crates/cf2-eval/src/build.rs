@@ -69,9 +69,7 @@ impl<'a> Evaluator<'a> {
         let Some(ident) = def.path.get(next) else {
             return;
         };
-        let name = Name::Src(&ident.name);
-        let slot = self.new_slot(name.clone(), b);
-        self.block_mut(b).members.insert(name, slot);
+        let slot = self.new_slot(Name::Src(&ident.name), b);
         let file = self.scope(scope).file;
         let (prio, order) = (Key::new(), Order::from_slice(&[0]));
         if next + 1 == def.path.len() {
@@ -397,9 +395,7 @@ impl<'a> Evaluator<'a> {
         if let Some(s) = self.block(b).members.get(name) {
             return *s;
         }
-        let s = self.new_slot(name.clone(), b);
-        self.block_mut(b).members.insert(name.clone(), s);
-        s
+        self.new_slot(name.clone(), b)
     }
 
     fn add_resource(

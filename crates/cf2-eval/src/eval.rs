@@ -168,8 +168,10 @@ impl<'a> Evaluator<'a> {
         id
     }
 
+    /// A new resource, made a member of block `parent` under `name`.
     pub(crate) fn new_slot(&mut self, name: Name<'a>, parent: BlockId) -> SlotId {
         let id = SlotId(self.slots.len() as u32);
+        self.block_mut(parent).members.insert(name.clone(), id);
         self.slots.push(Slot {
             name,
             parent,

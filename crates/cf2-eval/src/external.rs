@@ -974,19 +974,8 @@ impl<'a> Evaluator<'a> {
                             .hint("member names are identifiers: letters, digits and `_`, not starting with a digit")));
                         }
                         let x = self.import_at(x, depth + 1, site, file)?;
-                        let name = Name::Owned(Rc::from(name));
-                        let slot = self.new_slot(name.clone(), b);
-                        let d = self.new_def(Def {
-                            op: Op::Assign,
-                            body: Body::Value(x),
-                            prio: Key::new(),
-                            order: smallvec::smallvec![i as u32],
-                            private: false,
-                            site,
-                            file,
-                        });
-                        self.slot_mut(slot).defs.push(d);
-                        self.block_mut(b).members.insert(name, slot);
+                        let slot = self.new_slot(Name::Owned(Rc::from(name)), b);
+                        self.define_value(slot, x, i, site, file);
                     }
                     Val::Block(b)
                 }

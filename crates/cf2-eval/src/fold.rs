@@ -379,12 +379,11 @@ impl<'a> Evaluator<'a> {
         let b = self.new_block(Place::Of(s), BlockState::Built);
         self.block_mut(b).members.reserve(members.len());
         for (name, defs) in members {
-            let slot = self.new_slot(name.clone(), b);
+            let slot = self.new_slot(name, b);
             let private = defs.iter().any(|d| self.def(*d).private);
             let sl = self.slot_mut(slot);
             sl.defs = defs;
             sl.private = private;
-            self.block_mut(b).members.insert(name, slot);
         }
         self.sort_members(b);
         Val::Block(b)

@@ -376,11 +376,7 @@ impl<'a> Evaluator<'a> {
         let b = self.new_block(Place::Named(Rc::from(path)), BlockState::Built);
         let mut slots = Vec::new();
         for (name, _) in &members {
-            let slot = self.new_slot(Name::Owned(Rc::from(name.as_str())), b);
-            slots.push(slot);
-            self.block_mut(b)
-                .members
-                .insert(Name::Owned(Rc::from(name.as_str())), slot);
+            slots.push(self.new_slot(Name::Owned(Rc::from(name.as_str())), b));
         }
         let n_entries = group.entries.len();
         for (i, slot) in slots.into_iter().enumerate() {
@@ -432,9 +428,6 @@ impl<'a> Evaluator<'a> {
                 at,
             )?;
             let slot = self.new_slot(Name::Owned(Rc::from(name.as_str())), b);
-            self.block_mut(b)
-                .members
-                .insert(Name::Owned(Rc::from(name.as_str())), slot);
             let origin: Rc<str> = Rc::from(format!("{db}:{}", join_path(inner, &name)));
             let v = Val::Secret(Rc::new(Secret {
                 value: Val::Lit(Rc::from(value)),
@@ -446,8 +439,16 @@ impl<'a> Evaluator<'a> {
         Ok(b)
     }
 
-    /// Gives `slot` the value `v`, as if assigned by the import at `at`.
-    fn define_value(&mut self, slot: SlotId, v: Val, order: usize, at: Span, file: FileId) {
+    /// Gives `slot` the value `v`, as if assigned at `at` (blocks made from data: KeePass
+    /// entries, a function's result).
+    pub(crate) fn define_value(
+        &mut self,
+        slot: SlotId,
+        v: Val,
+        order: usize,
+        at: Span,
+        file: FileId,
+    ) {
         let d = self.new_def(Def {
             op: Op::Assign,
             body: Body::Value(v),

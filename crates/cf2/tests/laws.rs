@@ -901,6 +901,33 @@ fn base(files: &[File]) -> Result<Value, TestCaseError> {
     })
 }
 
+/// The law behind (a)–(c): `changed` (the files of `base`, changed as `how` says) compiles
+/// to the configuration `want` of the unchanged files.
+fn same_configuration(
+    changed: &[File],
+    want: &Value,
+    how: &str,
+    files: &[File],
+) -> Result<(), TestCaseError> {
+    match compile(changed) {
+        Ok(got) => prop_assert_eq!(
+            canon(&got),
+            canon(want),
+            "\n{}\nbase:\n{}\nchanged:\n{}",
+            how,
+            show(files),
+            show(changed)
+        ),
+        Err(e) => prop_assert!(
+            false,
+            "{how} made the configuration fail:\n{e}\nbase:\n{}\nchanged:\n{}",
+            show(files),
+            show(changed)
+        ),
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -910,17 +937,7 @@ proptest! {
         let files = build(&spec);
         let want = base(&files)?;
         let shuffled = permute_statements(&files, seed);
-        match compile(&shuffled) {
-            Ok(got) => prop_assert_eq!(
-                canon(&got), canon(&want),
-                "\nbase:\n{}\nshuffled:\n{}", show(&files), show(&shuffled)
-            ),
-            Err(e) => prop_assert!(
-                false,
-                "shuffling the statements made the configuration fail:\n{e}\nbase:\n{}\nshuffled:\n{}",
-                show(&files), show(&shuffled)
-            ),
-        }
+        same_configuration(&shuffled, &want, "shuffling the statements", &files)?;
     }
 
     /// (b) Shuffling the import statements gives the same configuration.
@@ -929,17 +946,7 @@ proptest! {
         let files = build(&spec);
         let want = base(&files)?;
         let shuffled = permute_imports(&files, seed);
-        match compile(&shuffled) {
-            Ok(got) => prop_assert_eq!(
-                canon(&got), canon(&want),
-                "\nbase:\n{}\nshuffled:\n{}", show(&files), show(&shuffled)
-            ),
-            Err(e) => prop_assert!(
-                false,
-                "shuffling the imports made the configuration fail:\n{e}\nbase:\n{}\nshuffled:\n{}",
-                show(&files), show(&shuffled)
-            ),
-        }
+        same_configuration(&shuffled, &want, "shuffling the imports", &files)?;
     }
 
     /// (c) Writing a definition twice in the same file changes nothing.
@@ -948,17 +955,7 @@ proptest! {
         let files = build(&spec);
         let want = base(&files)?;
         if let Some((repeated, what)) = repeat_statement(&files, pick, at) {
-            match compile(&repeated) {
-                Ok(got) => prop_assert_eq!(
-                    canon(&got), canon(&want),
-                    "\nrepeated {}\nbase:\n{}", what, show(&files)
-                ),
-                Err(e) => prop_assert!(
-                    false,
-                    "repeating `{what}` made the configuration fail:\n{e}\nbase:\n{}",
-                    show(&files)
-                ),
-            }
+            same_configuration(&repeated, &want, &format!("repeating `{what}`"), &files)?;
         }
     }
 

@@ -153,17 +153,22 @@ fn run(
     let file = match main {
         Main::File(path) => {
             let full = host::normalize(&ev.cwd.clone().join(path));
-            if !ev.host.is_file(&full) {
-                return Err(vec![Diagnostic::error(format!(
-                    "cannot read `{}`: no such file",
-                    path.display()
-                ))]);
-            }
             // A clearsigned main file is verified and its signed content compiled.
             let shown = path.display().to_string();
+            // Whether the file exists is asked only when it could not be loaded: a
+            // `stat` per host is a tenth of a batch's system calls.
             let id = ev
                 .load_source(&full, None, None, Some(shown))
-                .map_err(flatten)?;
+                .map_err(|e| {
+                    if ev.host.is_file(&full) {
+                        flatten(e)
+                    } else {
+                        vec![Diagnostic::error(format!(
+                            "cannot read `{}`: no such file",
+                            path.display()
+                        ))]
+                    }
+                })?;
             match ev.loader.get(id) {
                 Some(f) => f,
                 None => return Err(vec![Diagnostic::error("the main file could not be loaded")]),

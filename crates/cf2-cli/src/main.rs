@@ -135,7 +135,51 @@ pub struct CompileArgs {
 /// 10,000-host batch takes 13% less wall time and one host no longer (BENCHMARKS.md). The
 /// library does not choose an allocator; only this binary does.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: Mimalloc = Mimalloc;
+
+/// mimalloc through its C interface. The `mimalloc` crate asks for an aligned block on
+/// every call; nearly all of ours need no more than the 8 bytes every mimalloc block is
+/// aligned to, and `mi_malloc` serves those with fewer instructions.
+struct Mimalloc;
+
+/// The alignment of every mimalloc block (its smallest size class is one word).
+const WORD: usize = 8;
+
+// SAFETY: each function hands the request to mimalloc unchanged, through the aligned
+// interface whenever the alignment asked for is more than a word; `mi_free` releases
+// blocks from either interface.
+unsafe impl std::alloc::GlobalAlloc for Mimalloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        use libmimalloc_sys as mi;
+        if layout.align() <= WORD {
+            mi::mi_malloc(layout.size()).cast()
+        } else {
+            mi::mi_malloc_aligned(layout.size(), layout.align()).cast()
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        use libmimalloc_sys as mi;
+        if layout.align() <= WORD {
+            mi::mi_zalloc(layout.size()).cast()
+        } else {
+            mi::mi_zalloc_aligned(layout.size(), layout.align()).cast()
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
+        libmimalloc_sys::mi_free(ptr.cast());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        use libmimalloc_sys as mi;
+        if layout.align() <= WORD {
+            mi::mi_realloc(ptr.cast(), new_size).cast()
+        } else {
+            mi::mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast()
+        }
+    }
+}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

@@ -71,7 +71,7 @@ impl<'a> Evaluator<'a> {
         };
         let slot = self.new_slot(Name::Src(&ident.name), b);
         let file = self.scope(scope).file;
-        let (prio, order) = (Key::new(), Order::from_slice(&[0]));
+        let (prio, order): (Key, Order) = (Key::new(), smallvec::smallvec![0]);
         if next + 1 == def.path.len() {
             self.add_mutations(slot, def, scope, &prio, &order, file);
         } else {

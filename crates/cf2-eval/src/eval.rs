@@ -273,7 +273,7 @@ impl<'a> Evaluator<'a> {
                 let slot = self.slot_mut(s);
                 slot.state = SlotState::Done(v.clone());
                 if outcome.on {
-                    slot.outcome = Some(outcome);
+                    slot.outcome = Some(Box::new(outcome));
                 }
                 self.settled.push(s);
                 Ok(v)

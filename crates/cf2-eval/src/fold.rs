@@ -41,6 +41,27 @@ pub(crate) enum Rank {
     Unordered,
 }
 
+/// The priority order among the definitions of one fold, compared once: definitions with
+/// the same key rank alike, so it is kept per distinct key. Peeling the tops off layer by
+/// layer (a merge folds what lies below its tops) then needs no further comparison.
+#[derive(Default)]
+struct Ranking {
+    /// One definition for each distinct key. None when there are more than 64 (or the
+    /// fold has one definition): tops are then found by comparing.
+    keys: Defs,
+    /// `above[i]`: the keys that outrank key `i`, as bits (bit `j` is `keys[j]`).
+    above: smallvec::SmallVec<[u64; 4]>,
+    /// Each definition of the fold with the index of its key, by definition.
+    key_of: smallvec::SmallVec<[(DefId, usize); 8]>,
+}
+
+impl Ranking {
+    fn key(&self, d: DefId) -> Option<usize> {
+        let at = self.key_of.binary_search_by_key(&d.0, |(e, _)| e.0).ok()?;
+        self.key_of.get(at).map(|(_, i)| *i)
+    }
+}
+
 enum TopKind {
     Assign,
     Merge,
@@ -88,10 +109,13 @@ impl<'a> Evaluator<'a> {
         let mut defaults = Defs::new();
         let mut normal = Defs::new();
         for &d in &self.slot(s).defs {
-            match self.def(d).op.func_name().as_deref() {
-                Some("final") => finals.push(d),
-                Some("default") => defaults.push(d),
-                _ => normal.push(d),
+            let op = &self.def(d).op;
+            if op.is_func("final") {
+                finals.push(d);
+            } else if op.is_func("default") {
+                defaults.push(d);
+            } else {
+                normal.push(d);
             }
         }
         if !finals.is_empty() {
@@ -153,14 +177,82 @@ impl<'a> Evaluator<'a> {
         Ok(found)
     }
 
+    /// The priority order among `set`, compared once per fold (see [`Ranking`]).
+    fn ranking(&self, set: &[DefId]) -> Ranking {
+        let mut r = Ranking {
+            keys: Defs::new(),
+            above: smallvec::SmallVec::new(),
+            key_of: smallvec::SmallVec::new(),
+        };
+        for &d in set {
+            let prio = &self.def(d).prio;
+            let i = match r.keys.iter().position(|&k| self.def(k).prio == *prio) {
+                Some(i) => i,
+                None if r.keys.len() == 64 => {
+                    // Kept as bits: more distinct keys than that fall back to comparing.
+                    return Ranking::default();
+                }
+                None => {
+                    r.keys.push(d);
+                    r.keys.len() - 1
+                }
+            };
+            r.key_of.push((d, i));
+        }
+        r.key_of.sort_unstable_by_key(|(d, _)| d.0);
+        // One comparison per pair gives both directions.
+        r.above.resize(r.keys.len(), 0);
+        for (i, &a) in r.keys.iter().enumerate() {
+            for (j, &b) in r.keys.iter().enumerate().skip(i + 1) {
+                let (lower, higher) = match self.rank(a, b) {
+                    Rank::Higher => (j, i),
+                    Rank::Lower => (i, j),
+                    Rank::Unordered => continue,
+                };
+                if let Some(above) = r.above.get_mut(lower) {
+                    *above |= 1 << higher;
+                }
+            }
+        }
+        r
+    }
+
     /// The definitions of `set` that nothing in `set` outranks, and the others.
-    fn tops(&self, set: &[DefId]) -> (Defs, Defs) {
-        // Definitions with the same key rank alike, so compare each distinct key once:
-        // O(k² + n·k) for k distinct keys, where one file's many definitions of a block
-        // (`Root.a => 1`, `Root.b => 2`, ...) share a single key.
+    fn tops(&self, ranking: &Ranking, set: &[DefId]) -> (Defs, Defs) {
         if let [only] = set {
             return (smallvec::smallvec![*only], Defs::new());
         }
+        if ranking.keys.len() == 1 {
+            return (Defs::from_slice(set), Defs::new());
+        }
+        if ranking.keys.is_empty() {
+            return self.tops_compared(set);
+        }
+        let present = set
+            .iter()
+            .fold(0u64, |m, &d| m | ranking.key(d).map_or(0, |i| 1 << i));
+        let mut tops = Defs::new();
+        let mut rest = Defs::new();
+        for &d in set {
+            let is_top = ranking
+                .key(d)
+                .and_then(|i| ranking.above.get(i))
+                .is_some_and(|above| above & present == 0);
+            if is_top {
+                tops.push(d);
+            } else {
+                rest.push(d);
+            }
+        }
+        (tops, rest)
+    }
+
+    /// [`Evaluator::tops`] by comparing keys, for sets with too many distinct keys to
+    /// rank once.
+    fn tops_compared(&self, set: &[DefId]) -> (Defs, Defs) {
+        // Definitions with the same key rank alike, so compare each distinct key once:
+        // O(k² + n·k) for k distinct keys, where one file's many definitions of a block
+        // (`Root.a => 1`, `Root.b => 2`, ...) share a single key.
         let mut keys: Defs = Defs::new();
         for &d in set {
             if !keys.iter().any(|&k| self.def(k).prio == self.def(d).prio) {
@@ -210,17 +302,27 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Folds `set` (see the module documentation).
-    pub(crate) fn fold_set(
+    pub(crate) fn fold_set(&mut self, s: SlotId, set: Defs, out: &mut Outcome) -> R<Folded<'a>> {
+        if set.len() <= 1 {
+            return self.fold_ranked(s, set, &Ranking::default(), out);
+        }
+        let ranking = self.ranking(&set);
+        self.fold_ranked(s, set, &ranking, out)
+    }
+
+    /// Folds `set`, a subset of the definitions `ranking` was made for.
+    fn fold_ranked(
         &mut self,
         s: SlotId,
         mut set: Defs,
+        ranking: &Ranking,
         out: &mut Outcome,
     ) -> R<Folded<'a>> {
         loop {
             if set.is_empty() {
                 return Ok(Folded::Undefined);
             }
-            let (tops, rest) = self.tops(&set);
+            let (tops, rest) = self.tops(ranking, &set);
             let kind = self.top_kind(&tops);
             if let TopKind::Mixed = kind {
                 return Err(self.order_error(s, &tops));
@@ -260,15 +362,21 @@ impl<'a> Evaluator<'a> {
                     out.overridden(&rest);
                     // Equal values may differ in kind (3 and 3.0): keep one chosen by kind,
                     // not by which came first.
-                    let (first_def, first) = values
-                        .into_iter()
-                        .min_by_key(|(_, v)| crate::val::kind_rank(v))
-                        .unwrap_or((first_def, first));
+                    let (first_def, first) = if values.len() == 1 {
+                        (first_def, first)
+                    } else {
+                        values
+                            .into_iter()
+                            .min_by_key(|(_, v)| crate::val::kind_rank(v))
+                            .unwrap_or((first_def, first))
+                    };
                     Ok(Folded::Plain(first, Some(first_def)))
                 }
                 TopKind::Merge => {
                     out.used(&tops);
-                    let below = deep(|| self.fold_set(s, rest.clone(), &mut Outcome::default()))?;
+                    let below = deep(|| {
+                        self.fold_ranked(s, rest.clone(), ranking, &mut Outcome::default())
+                    })?;
                     if values.len() == 1 && matches!(below, Folded::Undefined) {
                         // `~>` over nothing is `=>` (clarifications §5).
                         out.rule("merge (nothing below: assignment)");
@@ -283,7 +391,9 @@ impl<'a> Evaluator<'a> {
                     out.used(&tops);
                     out.used(&rest);
                     out.rule(&name);
-                    let below = deep(|| self.fold_set(s, rest.clone(), &mut Outcome::default()))?;
+                    let below = deep(|| {
+                        self.fold_ranked(s, rest.clone(), ranking, &mut Outcome::default())
+                    })?;
                     // The definition the value below came from, for errors about it.
                     let below_def = match &below {
                         Folded::Plain(_, d) => *d,
@@ -334,7 +444,7 @@ impl<'a> Evaluator<'a> {
             };
             let at = d.map(|d| ev.def(d).site).unwrap_or_default();
             // A member's definitions rank and read as placed inside the outer definition.
-            let outer = d.map(|d| {
+            let outer: Option<(Key, Order)> = d.map(|d| {
                 (
                     Key::from_slice(&ev.def(d).prio),
                     Order::from_slice(&ev.def(d).order),

@@ -155,6 +155,12 @@ impl Op<'_> {
             _ => None,
         }
     }
+
+    /// Whether this is `~(name)>` for `name` given in lower case (function names are
+    /// case-insensitive); it allocates nothing, unlike [`Op::func_name`].
+    pub fn is_func(&self, name: &str) -> bool {
+        matches!(self, Op::Func(i) if i.name.eq_ignore_ascii_case(name))
+    }
 }
 
 /// What a definition's value is made of.
@@ -255,7 +261,7 @@ pub struct Slot<'a> {
     pub defs: Defs,
     pub private: bool,
     pub state: SlotState,
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<Box<Outcome>>,
 }
 
 /// How to build a block when it is first looked into.

@@ -252,7 +252,8 @@ impl<'a> Evaluator<'a> {
         sc: ScopeId,
         in_regex: bool,
     ) -> R<String> {
-        let mut out = String::new();
+        // Room for a typical result (a host name, a URL), so that it is not regrown.
+        let mut out = String::with_capacity(64);
         for p in parts {
             match p {
                 Part::Text(t) => out.push_str(t),
@@ -261,6 +262,12 @@ impl<'a> Evaluator<'a> {
                     let v = self.open(v);
                     let piece: std::borrow::Cow<'_, str> = match &v {
                         Val::Lit(s) | Val::Str(s) => std::borrow::Cow::Borrowed(s),
+                        // Written in place (in a regex, its `.` is escaped below).
+                        Val::Num(n) if !in_regex => {
+                            use std::fmt::Write;
+                            let _ = write!(out, "{n}");
+                            continue;
+                        }
                         Val::Num(n) => n.to_string().into(),
                         Val::Bool(b) => {
                             std::borrow::Cow::Borrowed(if *b { "true" } else { "false" })

@@ -7,16 +7,16 @@ use cf2_value::Value;
 
 use crate::{Format, OutputError};
 
-pub(crate) fn render(value: &Value, what: &str) -> Result<String, OutputError> {
-    match serde_json::to_string_pretty(value) {
-        Ok(mut text) => {
-            text.push('\n');
-            Ok(text)
-        }
-        Err(e) => Err(OutputError::Invalid {
-            format: Format::Json,
-            what: what.to_string(),
-            message: e.to_string(),
-        }),
-    }
+/// `size`: about how long the text will be (the buffer is allocated once).
+pub(crate) fn render(value: &Value, what: &str, size: usize) -> Result<String, OutputError> {
+    let mut bytes = Vec::with_capacity(size + 1);
+    let invalid = |message: String| OutputError::Invalid {
+        format: Format::Json,
+        what: what.to_string(),
+        message,
+    };
+    serde_json::to_writer_pretty(&mut bytes, value).map_err(|e| invalid(e.to_string()))?;
+    bytes.push(b'\n');
+    // serde_json writes UTF-8 only; the check keeps this free of `unsafe`.
+    String::from_utf8(bytes).map_err(|e| invalid(e.to_string()))
 }

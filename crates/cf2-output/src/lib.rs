@@ -232,7 +232,7 @@ pub fn render_at(value: &Value, format: Format, what: &str) -> Result<String, Ou
     }
     match format {
         Format::Cf2 => cf2::render(value, what),
-        Format::Json => json::render(value, what),
+        Format::Json => json::render(value, what, shape.size),
         Format::Pl => Ok(pl::render(value)),
         Format::Yaml => Ok(yaml::render(value)),
         Format::Toml => toml::render(value, what),
@@ -246,6 +246,8 @@ struct Shape {
     /// A NaN or infinite number, if the value holds one (the evaluator never makes one, but
     /// a library user can).
     not_finite: Option<f64>,
+    /// About how many bytes the value takes written out, to size the output buffer once.
+    size: usize,
 }
 
 /// Measures a value without recursion, so that any value can be measured.
@@ -253,13 +255,20 @@ fn shape(value: &Value) -> Shape {
     let mut shape = Shape {
         depth: 0,
         not_finite: None,
+        size: 0,
     };
     let mut stack = vec![(value, 0usize)];
     while let Some((v, d)) = stack.pop() {
         shape.depth = shape.depth.max(d);
+        // Indentation, punctuation and a number's digits.
+        shape.size += 2 * d + 8;
         match v {
             Value::List(items) => stack.extend(items.iter().map(|i| (i, d + 1))),
-            Value::Block(block) => stack.extend(block.values().map(|i| (i, d + 1))),
+            Value::Block(block) => {
+                shape.size += block.keys().map(|k| k.len() + 4).sum::<usize>();
+                stack.extend(block.values().map(|i| (i, d + 1)));
+            }
+            Value::Literal(s) | Value::String(s) | Value::Regex(s) => shape.size += s.len(),
             Value::Number(cf2_value::Number::Float(f)) if !f.is_finite() => {
                 shape.not_finite = Some(*f);
             }

@@ -471,3 +471,35 @@ fn main_files_reached_through_links_are_the_files_they_name() {
         stderr(&o)
     );
 }
+
+/// A batch remembers where imports resolved, for the next hosts. A compile that imports
+/// its own main file (a cycle, here) must not leave that file's id behind: in the next
+/// compile the same id is that compile's own main file.
+#[test]
+fn out_dir_import_of_a_main_file_is_not_remembered_as_shared() {
+    let dir = project("");
+    fs::write(
+        dir.path().join("a.cf2"),
+        "Role => x\nSelf => if ($Role == x) then import('a') else 0\nA => 1\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("z.cf2"), "Role => y\nimport('a')\nZ => 1\n").unwrap();
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile",
+            "a.cf2",
+            "z.cf2",
+            "--out-dir",
+            "out",
+            "--jobs",
+            "1",
+        ],
+    );
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("a.cf2"), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("out/z.json")).unwrap(),
+        "{\n  \"Role\": \"y\",\n  \"Self\": 0,\n  \"A\": 1,\n  \"Z\": 1\n}\n"
+    );
+}

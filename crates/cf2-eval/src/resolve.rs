@@ -82,6 +82,23 @@ impl<'a> Evaluator<'a> {
             None => None,
         };
         let importer = self.scope(sc).file;
+        // A plain import (no signers to check, no directories to confine it to) that a
+        // compile of this batch already resolved is the same file again.
+        let cacheable = signers.is_none() && self.opts.allowed_dirs.is_empty();
+        let importer_dir = self
+            .file(importer)
+            .and_then(|f| f.path.parent())
+            .filter(|_| cacheable);
+        if let Some(dir) = importer_dir {
+            let found = self
+                .loader
+                .resolved_import(&name, dir, self.project_dir_ref());
+            if let Some(f) = found.and_then(|id| self.file(id)) {
+                self.check_signature(&f.path, &f.source.name, Some(imp.span), None)?;
+                self.file_errors(f.id)?;
+                return Ok(Some(Imported::File(f.id)));
+            }
+        }
         let path = self.find_file(&name, importer, true, imp.path.span)?;
         if is_kdbx(&path) {
             if let Some((_, at)) = signers {
@@ -102,6 +119,10 @@ impl<'a> Evaluator<'a> {
         }
         let signers = signers.as_ref().map(|(l, at)| (l.as_slice(), *at));
         let file = self.load_source(&path, Some(imp.span), signers, None)?;
+        if let Some(dir) = importer_dir {
+            self.loader
+                .remember_import(&name, dir, self.project_dir_ref(), file);
+        }
         Ok(Some(Imported::File(file)))
     }
 
@@ -465,10 +486,11 @@ impl<'a> Evaluator<'a> {
 
     /// The current project's top directory (`TopDir()`), and its configuration directory.
     pub(crate) fn project_dir(&self) -> PathBuf {
-        self.opts
-            .project_dir
-            .clone()
-            .unwrap_or_else(|| self.main_dir.clone())
+        self.project_dir_ref().to_path_buf()
+    }
+
+    pub(crate) fn project_dir_ref(&self) -> &Path {
+        self.opts.project_dir.as_deref().unwrap_or(&self.main_dir)
     }
 
     /// Searches for `name` as §3.10 describes; `cf2_ext` adds the default extensions. With

@@ -34,8 +34,8 @@ pub struct CompileArgs {
     files: Vec<PathBuf>,
 
     /// Write the resource at PATH (default: the whole configuration) to NAME, in the format
-    /// of NAME's extension (cf2, json, pl, yaml, yml, toml). `-` is standard output in cf2
-    /// format, `-.json` standard output as JSON. Repeatable.
+    /// of NAME's extension (cf2, json, pl, yaml, yml, toml; none: cf2). `-` is standard
+    /// output in cf2 format, `-.json` standard output as JSON. Repeatable.
     #[arg(
         short = 'o',
         long = "output",

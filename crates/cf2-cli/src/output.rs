@@ -24,20 +24,14 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
     if name.is_empty() {
         return Err(format!("-o `{spec}`: the output name is empty"));
     }
-    let format = if name == "-" {
-        Format::Cf2
-    } else {
-        let ext = Path::new(&name)
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("");
-        match Format::from_extension(ext) {
-            Some(f) => f,
-            None => {
-                return Err(format!(
-                "-o `{name}`: unknown format `{ext}` (use .cf2, .json, .pl, .yaml, .yml or .toml)"
-            ))
-            }
+    // Reference §2.2: "The default format is cf2": a name without an extension (`-` too).
+    let format = match Path::new(&name).extension() {
+        None => Format::Cf2,
+        Some(ext) => {
+            let ext = ext.to_str().unwrap_or("");
+            Format::from_extension(ext).ok_or_else(|| {
+                format!("-o `{name}`: unknown format `{ext}` (use .cf2, .json, .pl, .yaml, .yml or .toml)")
+            })?
         }
     };
     Ok(Request { name, path, format })

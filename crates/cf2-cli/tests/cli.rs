@@ -87,12 +87,14 @@ fn unknown_output_extension_is_a_usage_error() {
     assert_usage_error(dir.path(), &o, "unknown format `unknownext`");
 }
 
+/// Reference §2.2: "The default format is cf2".
 #[test]
-fn output_name_without_extension_is_a_usage_error() {
+fn output_name_without_extension_is_cf2() {
     let dir = project(SIMPLE);
     let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "noextension"]);
-    assert_exit(&o, 2);
-    assert!(!dir.path().join("noextension").exists());
+    assert_exit(&o, 0);
+    let written = fs::read_to_string(dir.path().join("noextension")).unwrap();
+    assert_eq!(written, "A => 1\nB => \"s\"\nL => [x, 2]\n");
 }
 
 #[test]

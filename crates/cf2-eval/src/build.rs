@@ -109,16 +109,20 @@ impl<'a> Evaluator<'a> {
                 ast::MutationOp::Merge => Op::Merge,
                 ast::MutationOp::Function(name) => Op::Func(name),
             };
-            let prio: Key = if many {
-                extend(prio, &[Step::Seq(k as u32)])
+            // The mutations of one statement rank and read left to right.
+            let (prio, order): (Key, Order) = if many {
+                (
+                    extend(prio, &[Step::Seq(k as u32)]),
+                    extend(order, &[k as u32]),
+                )
             } else {
-                Key::from_slice(prio)
+                (Key::from_slice(prio), Order::from_slice(order))
             };
             let d = self.new_def(Def {
                 op,
                 body: Body::Expr(&m.value, scope),
                 prio,
-                order: Order::from_slice(order),
+                order,
                 private: def.private,
                 site: def.span,
                 file,

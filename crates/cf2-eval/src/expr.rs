@@ -553,10 +553,73 @@ fn key_text(v: &Val) -> String {
 /// expanded at compile time and a few of them in a short pattern would otherwise take
 /// exponential time and memory (found by fuzzing: `/x|w\g0\g0\g0/` ran for minutes).
 pub(crate) fn build_regex(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
-    fancy_regex::RegexBuilder::new(pattern)
-        .backtrack_limit(1_000_000)
-        .max_prog_size(REGEX_MAX_PROGRAM)
-        .build()
+    let build = |p: &str| {
+        fancy_regex::RegexBuilder::new(p)
+            .backtrack_limit(1_000_000)
+            .max_prog_size(REGEX_MAX_PROGRAM)
+            .build()
+    };
+    let perl = perl_dollar(pattern);
+    match build(&perl) {
+        // Report an error against the pattern as written (its positions), where it has one.
+        Err(e) if matches!(perl, std::borrow::Cow::Owned(_)) => {
+            Err(build(pattern).err().unwrap_or(e))
+        }
+        built => built,
+    }
+}
+
+/// Perl's `$` (reference §3.1: Perl regular expressions) matches at the end of the text or
+/// before a newline that ends it; the engine's `$` only at the very end (or, with `(?m)`,
+/// before any newline, as in Perl). So each `$` anchor (not escaped, not in a character
+/// class) also accepts a final newline. No capture group is added.
+fn perl_dollar(pattern: &str) -> std::borrow::Cow<'_, str> {
+    if !pattern.contains('$') {
+        return std::borrow::Cow::Borrowed(pattern);
+    }
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut chars = pattern.chars().peekable();
+    // Depth of character classes, and whether a `]` here would be the first of its class
+    // (and so a literal `]`).
+    let (mut class, mut class_start) = (0usize, false);
+    while let Some(c) = chars.next() {
+        out.push(c);
+        match c {
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '[' if class > 0 && chars.peek() == Some(&':') => {
+                // A POSIX class `[:alpha:]`: copy it through its `:]`.
+                let mut prev = c;
+                for n in chars.by_ref() {
+                    out.push(n);
+                    if prev == ':' && n == ']' {
+                        break;
+                    }
+                    prev = n;
+                }
+            }
+            '[' => {
+                class += 1;
+                if chars.peek() == Some(&'^') {
+                    out.push('^');
+                    chars.next();
+                }
+                class_start = true;
+                continue;
+            }
+            ']' if class > 0 && !class_start => class -= 1,
+            '$' if class == 0 => {
+                out.pop();
+                out.push_str("(?:$|(?=\\n\\z))");
+            }
+            _ => {}
+        }
+        class_start = false;
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The largest compiled regex program accepted, in VM instructions (an ordinary pattern

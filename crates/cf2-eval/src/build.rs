@@ -222,19 +222,7 @@ impl<'a> Evaluator<'a> {
                 inline: true,
             };
             match item.stmt {
-                Statement::Import(imp) => {
-                    match self.resolve_import_expr(imp, item.scope)? {
-                        Some(crate::resolve::Imported::File(file)) => {
-                            self.inline_import(b, &src, imp, file, &order, work)?;
-                        }
-                        // A KeePass database imported inline: its entries join the block.
-                        Some(crate::resolve::Imported::Value(v)) => {
-                            let what = "an inline import";
-                            self.add_inline_value(b, &src, v, imp.span, what, &order, work)?;
-                        }
-                        None => {}
-                    }
-                }
+                Statement::Import(imp) => self.run_inline_import(b, &src, imp, &order, work)?,
                 Statement::If(cond) => {
                     let (taken, captures) = self.eval_condition(&cond.cond, item.scope)?;
                     let branch = if taken {
@@ -247,6 +235,10 @@ impl<'a> Evaluator<'a> {
                     let src = Source { scope, ..src };
                     if let ExprKind::Block(stmts) = &branch.kind {
                         self.add_statements(b, &src, stmts, &order, work);
+                    } else if let ExprKind::Import(imp) = &branch.kind {
+                        // `if (c) then import(f)` imports `f` inline, as `then { import(f) }`
+                        // does: the block outranks what it imports (docs/semantics.md).
+                        self.run_inline_import(b, &src, imp, &order, work)?;
                     } else {
                         let v = self.eval(branch, scope)?;
                         self.add_inline_value(
@@ -276,6 +268,28 @@ impl<'a> Evaluator<'a> {
             }
         }
         Ok(())
+    }
+
+    /// An `import` run inline: a file's statements join the block below it; a KeePass
+    /// database's entries join it as a value.
+    fn run_inline_import(
+        &mut self,
+        b: BlockId,
+        src: &Source,
+        imp: &'a ast::Import,
+        order: &Order,
+        work: &mut Work<'a>,
+    ) -> R<()> {
+        match self.resolve_import_expr(imp, src.scope)? {
+            Some(crate::resolve::Imported::File(file)) => {
+                self.inline_import(b, src, imp, file, order, work)
+            }
+            Some(crate::resolve::Imported::Value(v)) => {
+                let what = "an inline import";
+                self.add_inline_value(b, src, v, imp.span, what, order, work)
+            }
+            None => Ok(()),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

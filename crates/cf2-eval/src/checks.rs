@@ -9,7 +9,7 @@
 //! Recursion here follows the AST, whose depth the parser bounds.
 
 use cf2_syntax::ast::{self, BinaryOp, Expr, ExprKind, Part, Statement};
-use cf2_syntax::{Diagnostic, Span};
+use cf2_syntax::Diagnostic;
 use std::collections::HashMap;
 
 pub struct Findings {
@@ -24,7 +24,7 @@ pub fn check_file(file: &ast::File) -> Findings {
         macros: HashMap::new(),
     };
     // Macro table: name -> (definition start, body span, span of name).
-    collect_macros(&file.statements, &mut c);
+    collect_macros(file, &mut c);
     c.block(&file.statements, false);
     Findings {
         errors: c.errors,
@@ -43,150 +43,38 @@ struct Checker {
     macros: HashMap<String, MacroInfo>,
 }
 
-/// Every macro definition of a file, in reading order. A `def` is a statement, so it may
-/// stand in any block, not only at the top of the file; wherever it stands, the macro belongs
-/// to the file and is usable after its definition (reference §3.13).
-pub(crate) fn file_macros(stmts: &[Statement]) -> Vec<&ast::MacroDef> {
-    let mut out = Vec::new();
-    macros_within(stmts, &|_| true, &mut out);
-    out
-}
-
-/// The macro definition whose span is `at`, found by descending only into the nodes whose
-/// text holds it.
-pub(crate) fn macro_at(stmts: &[Statement], at: Span) -> Option<&ast::MacroDef> {
-    let mut out = Vec::new();
-    macros_within(
-        stmts,
-        &|s: Span| s.start <= at.start && at.end <= s.end,
-        &mut out,
-    );
-    out.into_iter().find(|m| m.span == at)
-}
-
-/// Collects the macro definitions in `stmts`, descending only into nodes `into` accepts.
-fn macros_within<'s>(
-    stmts: &'s [Statement],
-    into: &dyn Fn(Span) -> bool,
-    out: &mut Vec<&'s ast::MacroDef>,
-) {
-    for s in stmts {
-        if !into(s.span()) {
+fn collect_macros(file: &ast::File, c: &mut Checker) {
+    for m in &file.macros {
+        let name = m.name.name.to_string();
+        if let Some(prev) = c.macros.get(&name) {
+            c.errors.push(
+                Diagnostic::error(format!("macro `{name}` is defined twice"))
+                    .at(m.name.span)
+                    .with_label("second definition")
+                    .also(prev.name_span, "first definition"),
+            );
             continue;
         }
-        match s {
-            Statement::Resource(r) => {
-                for m in &r.mutations {
-                    macros_in_expr(&m.value, into, out);
-                }
-            }
-            Statement::Import(i) => macros_in_import(i, into, out),
-            Statement::If(i) => macros_in_if(i, into, out),
-            Statement::Call(c) => {
-                for a in &c.args {
-                    macros_in_expr(a, into, out);
-                }
-            }
-            Statement::Macro(m) => {
-                out.push(m);
-                macros_in_expr(&m.body, into, out);
-            }
-        }
-    }
-}
-
-fn macros_in_import<'s>(
-    i: &'s ast::Import,
-    into: &dyn Fn(Span) -> bool,
-    out: &mut Vec<&'s ast::MacroDef>,
-) {
-    macros_in_expr(&i.path, into, out);
-    if let Some(s) = &i.signers {
-        macros_in_expr(s, into, out);
-    }
-}
-
-fn macros_in_if<'s>(i: &'s ast::If, into: &dyn Fn(Span) -> bool, out: &mut Vec<&'s ast::MacroDef>) {
-    macros_in_expr(&i.cond, into, out);
-    macros_in_expr(&i.then, into, out);
-    if let Some(e) = &i.otherwise {
-        macros_in_expr(e, into, out);
-    }
-}
-
-fn macros_in_expr<'s>(e: &'s Expr, into: &dyn Fn(Span) -> bool, out: &mut Vec<&'s ast::MacroDef>) {
-    if !into(e.span) {
-        return;
-    }
-    match &e.kind {
-        ExprKind::Literal(_)
-        | ExprKind::Number(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Undef
-        | ExprKind::Ref(_)
-        | ExprKind::Error => {}
-        ExprKind::String(parts) | ExprKind::Regex(parts) => {
-            for p in parts {
-                if let Part::Interp(x) = p {
-                    macros_in_expr(x, into, out);
-                }
-            }
-        }
-        ExprKind::List(items) => {
-            for x in items {
-                macros_in_expr(x, into, out);
-            }
-        }
-        ExprKind::Block(stmts) => macros_within(stmts, into, out),
-        ExprKind::Select(a, b) | ExprKind::Binary(_, a, b) => {
-            macros_in_expr(a, into, out);
-            macros_in_expr(b, into, out);
-        }
-        ExprKind::Unary(_, a) => macros_in_expr(a, into, out),
-        ExprKind::If(i) => macros_in_if(i, into, out),
-        ExprKind::Call(c) => {
-            for a in &c.args {
-                macros_in_expr(a, into, out);
-            }
-        }
-        ExprKind::Import(i) => macros_in_import(i, into, out),
-    }
-}
-
-fn collect_macros(stmts: &[Statement], c: &mut Checker) {
-    for m in file_macros(stmts) {
-        {
-            let name = m.name.name.to_string();
-            if let Some(prev) = c.macros.get(&name) {
+        let mut seen: Vec<&str> = Vec::new();
+        for p in &m.params {
+            if seen.contains(&&*p.name) {
                 c.errors.push(
-                    Diagnostic::error(format!("macro `{name}` is defined twice"))
-                        .at(m.name.span)
-                        .with_label("second definition")
-                        .also(prev.name_span, "first definition"),
+                    Diagnostic::error(format!(
+                        "macro `{name}` has two parameters named `{}`",
+                        p.name
+                    ))
+                    .at(p.span),
                 );
-                continue;
             }
-            let mut seen: Vec<&str> = Vec::new();
-            for p in &m.params {
-                if seen.contains(&&*p.name) {
-                    c.errors.push(
-                        Diagnostic::error(format!(
-                            "macro `{name}` has two parameters named `{}`",
-                            p.name
-                        ))
-                        .at(p.span),
-                    );
-                }
-                seen.push(&p.name);
-            }
-            c.macros.insert(
-                name,
-                MacroInfo {
-                    name_span: m.name.span,
-                    whole: m.span,
-                },
-            );
+            seen.push(&p.name);
         }
+        c.macros.insert(
+            name,
+            MacroInfo {
+                name_span: m.name.span,
+                whole: m.span,
+            },
+        );
     }
 }
 

@@ -344,11 +344,7 @@ impl<'a> Evaluator<'a> {
         let mut names: Vec<String> = STANDARD.iter().map(|s| s.to_string()).collect();
         names.extend(self.opts.functions.names());
         if let Some(f) = self.file(file) {
-            for s in &f.ast.statements {
-                if let ast::Statement::Macro(m) = s {
-                    names.push(m.name.name.to_string());
-                }
-            }
+            names.extend(f.ast.macros.iter().map(|m| m.name.name.to_string()));
         }
         let mut d = Diagnostic::error(format!("unknown function `{}`", call.name.name))
             .at(call.name.span)

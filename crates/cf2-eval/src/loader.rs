@@ -27,50 +27,25 @@ pub struct LoadedFile {
     pub errors: Vec<Diagnostic>,
     /// Duplicate-definition warnings (`-Wdup`), reported only when asked for.
     pub dup_warnings: Vec<Diagnostic>,
-    /// The file's macros by name: where the first `def` of each stands (a call looks its
-    /// macro up here, not by scanning the file).
-    pub macros: std::collections::HashMap<Arc<str>, MacroAt>,
-}
-
-/// Where a macro is defined: most `def`s stand at the top of their file, and are found by
-/// index; one in a block is found by its span.
-#[derive(Debug, Clone, Copy)]
-pub enum MacroAt {
-    Top(usize),
-    Nested(Span),
+    /// The file's macros by name: the first `def` of each (a call looks its macro up here,
+    /// not by scanning the file).
+    pub macros: std::collections::HashMap<Arc<str>, Arc<ast::MacroDef>>,
 }
 
 impl LoadedFile {
     /// The macro `name` if it is defined before byte offset `before`.
     pub fn macro_before(&self, name: &str, before: u32) -> Option<&ast::MacroDef> {
-        let m = match *self.macros.get(name)? {
-            MacroAt::Top(index) => match self.ast.statements.get(index) {
-                Some(ast::Statement::Macro(m)) => m,
-                _ => return None,
-            },
-            MacroAt::Nested(at) => {
-                if at.end > before {
-                    return None;
-                }
-                checks::macro_at(&self.ast.statements, at)?
-            }
-        };
-        (m.span.end <= before).then_some(m)
+        let m = self.macros.get(name)?;
+        (m.span.end <= before).then_some(&**m)
     }
 }
 
-fn index_macros(file: &ast::File) -> std::collections::HashMap<Arc<str>, MacroAt> {
-    let top: std::collections::HashMap<u32, usize> = (file.statements.iter().enumerate())
-        .filter_map(|(i, s)| matches!(s, ast::Statement::Macro(_)).then_some((s.span().start, i)))
-        .collect();
+fn index_macros(file: &ast::File) -> std::collections::HashMap<Arc<str>, Arc<ast::MacroDef>> {
     let mut out = std::collections::HashMap::new();
-    // The first definition in reading order (a second one is an error anyway).
-    for m in checks::file_macros(&file.statements) {
+    // The first definition in source order (a second one is an error anyway).
+    for m in &file.macros {
         out.entry(m.name.name.clone())
-            .or_insert(match top.get(&m.span.start) {
-                Some(&i) => MacroAt::Top(i),
-                None => MacroAt::Nested(m.span),
-            });
+            .or_insert_with(|| Arc::clone(m));
     }
     out
 }

@@ -12,6 +12,10 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct File {
     pub statements: Vec<Statement>,
+    /// Every macro definition of the file in source order, wherever it stands: a `def` is
+    /// a statement, so it may be in any block. The parser meets them all, so nothing has to
+    /// walk the tree again to find them.
+    pub macros: Vec<Arc<MacroDef>>,
 }
 
 /// One statement of a block (a file's top level or a `{ ... }`).
@@ -25,8 +29,8 @@ pub enum Statement {
     If(If),
     /// `name(...)` used as a statement (e.g. `warn(...)`, or a function returning a block).
     Call(Call),
-    /// `def name(params) = body`
-    Macro(MacroDef),
+    /// `def name(params) = body` (shared with [`File::macros`])
+    Macro(Arc<MacroDef>),
 }
 
 impl Statement {

@@ -61,10 +61,15 @@ pub fn parse(file: FileId, text: &str) -> (File, Vec<Diagnostic>) {
         gave_up: false,
         vals: Vec::new(),
         stmts: Vec::new(),
+        macros: Vec::new(),
         unclosed_reported: false,
     };
     let (statements, _) = p.statements(false);
-    (File { statements }, p.diags)
+    // A `def` is recorded when its body is parsed, so one nested in another's body comes
+    // first; source order is the order of their starts.
+    let mut macros = p.macros;
+    macros.sort_by_key(|m| m.span.start);
+    (File { statements, macros }, p.diags)
 }
 
 /// How newlines are treated where the parser stands.
@@ -193,6 +198,8 @@ struct Parser<'a> {
     vals: Vec<Node>,
     /// The statements parsed and not yet placed in their block (see [`Parser::statements`]).
     stmts: Vec<Statement>,
+    /// Every macro definition met so far (see [`File::macros`]).
+    macros: Vec<Arc<MacroDef>>,
     /// A "never closed" error has been reported.
     unclosed_reported: bool,
 }
@@ -717,12 +724,14 @@ impl<'a> Parser<'a> {
             return Err(Fail);
         };
         let span = self.span(kw.start, body.expr.span.end as usize);
-        self.stmts.push(Statement::Macro(MacroDef {
+        let m = Arc::new(MacroDef {
             name,
             params,
             body: body.expr,
             span,
-        }));
+        });
+        self.macros.push(Arc::clone(&m));
+        self.stmts.push(Statement::Macro(m));
         Ok(body.depth + 1)
     }
 

@@ -1387,3 +1387,17 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn file_lists_every_macro_in_source_order() {
+    let f = ok("def a(x) = { def b(y) = $y, B => b(1) }\nS => { def c() = 1 }\ndef d() = 2\n");
+    let names: Vec<&str> = f.macros.iter().map(|m| &*m.name.name).collect();
+    assert_eq!(names, ["a", "b", "c", "d"]);
+    let Some(Statement::Macro(a)) = f.statements.first() else {
+        panic!("first statement is not a macro")
+    };
+    assert!(
+        std::sync::Arc::ptr_eq(a, &f.macros[0]),
+        "the statement and the list share the definition"
+    );
+}

@@ -28,9 +28,19 @@ pub(crate) enum Folded<'a> {
     /// A value; for a block that came from one definition, that definition (its members'
     /// keys are relative to it).
     Plain(Val, Option<DefId>),
-    /// Members gathered by `~>`, with keys already relative to the slot.
-    Merge(NameMap<'a, Defs>),
+    /// Members gathered by `~>`, each with the definitions it got.
+    Merge(NameMap<'a, Contributions>),
 }
+
+/// A definition a member of a merged block got: `def`, from the block that the slot's
+/// definition `outer` gave (`None`: `def` is already placed relative to the slot).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Contribution {
+    def: DefId,
+    outer: Option<DefId>,
+}
+
+pub(crate) type Contributions = smallvec::SmallVec<[Contribution; 2]>;
 
 /// How two definitions of one resource are ordered.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -426,7 +436,7 @@ impl<'a> Evaluator<'a> {
 
     /// `~>`: the top blocks and the block below combine member by member.
     fn merge(&mut self, s: SlotId, tops: &[(DefId, Val)], below: Folded<'a>) -> R<Folded<'a>> {
-        let mut members: NameMap<'a, Defs> = NameMap::default();
+        let mut members: NameMap<'a, Contributions> = NameMap::default();
         let mut contribute = |ev: &mut Evaluator<'a>, d: Option<DefId>, v: &Val| -> R<()> {
             let Val::Block(b) = v else {
                 let site = d.map(|d| ev.def(d).site);
@@ -443,28 +453,14 @@ impl<'a> Evaluator<'a> {
                 return Err(EvalError::new(e));
             };
             let at = d.map(|d| ev.def(d).site).unwrap_or_default();
-            // A member's definitions rank and read as placed inside the outer definition.
-            let outer: Option<(Key, Order)> = d.map(|d| {
-                (
-                    Key::from_slice(&ev.def(d).prio),
-                    Order::from_slice(&ev.def(d).order),
-                )
-            });
             let count = ev.member_count(*b, at)?;
             for i in 0..count {
                 let Some((name, slot)) = ev.member_at(*b, i) else {
                     break;
                 };
-                let defs = Defs::from_slice(&ev.slot(slot).defs);
                 let entry = members.entry(name).or_default();
-                for m in defs {
-                    match &outer {
-                        Some((prio, order)) => {
-                            let copy = ev.def(m).placed_in(prio, order);
-                            entry.push(ev.new_def(copy));
-                        }
-                        None => entry.push(m),
-                    }
+                for &m in &ev.slot(slot).defs {
+                    entry.push(Contribution { def: m, outer: d });
                 }
             }
             Ok(())
@@ -476,27 +472,89 @@ impl<'a> Evaluator<'a> {
             Folded::Undefined => {}
             Folded::Plain(v, d) => contribute(self, d, &v)?,
             Folded::Merge(m) => {
-                for (name, defs) in m {
-                    members.entry(name).or_default().extend(defs);
+                for (name, contributions) in m {
+                    members.entry(name).or_default().extend(contributions);
                 }
             }
         }
         Ok(Folded::Merge(members))
     }
 
-    /// A block made of merged members.
-    pub(crate) fn merged_block(&mut self, s: SlotId, members: NameMap<'a, Defs>) -> Val {
+    /// A block made of merged members, in reading order of their first definitions.
+    pub(crate) fn merged_block(
+        &mut self,
+        s: SlotId,
+        mut members: NameMap<'a, Contributions>,
+    ) -> Val {
+        let mut sorted = true;
+        let mut prev: Option<Contribution> = None;
+        for contributions in members.values() {
+            let first = self.first_read(contributions);
+            if let (Some(p), Some(f)) = (prev, first) {
+                if self.reading_order(p, f) == Ordering::Greater {
+                    sorted = false;
+                    break;
+                }
+            }
+            prev = first;
+        }
+        if !sorted {
+            // Stable: members first defined at the same place keep their order.
+            members.sort_by_cached_key(|_, contributions| {
+                self.first_read(contributions)
+                    .map(|c| self.placed_order(c).collect::<Order>())
+                    .unwrap_or_default()
+            });
+        }
         let b = self.new_block(Place::Of(s), BlockState::Built);
         self.block_mut(b).members.reserve(members.len());
-        for (name, defs) in members {
+        for (name, contributions) in members {
+            let defs: Defs = match contributions.as_slice() {
+                // A member's lone definition is never ranked against another, so it serves
+                // as it is, unplaced: most members of a merge come from one file.
+                [only] => smallvec::smallvec![only.def],
+                _ => contributions.iter().map(|c| self.placed(*c)).collect(),
+            };
             let slot = self.new_slot(name, b);
             let private = defs.iter().any(|d| self.def(*d).private);
             let sl = self.slot_mut(slot);
             sl.defs = defs;
             sl.private = private;
         }
-        self.sort_members(b);
         Val::Block(b)
+    }
+
+    /// A contributed definition as seen from the merged slot: its key and reading order
+    /// follow the outer definition's.
+    fn placed(&mut self, c: Contribution) -> DefId {
+        let Some(outer) = c.outer else {
+            return c.def;
+        };
+        let outer = self.def(outer);
+        let (prio, order) = (
+            Key::from_slice(&outer.prio),
+            Order::from_slice(&outer.order),
+        );
+        let copy = self.def(c.def).placed_in(&prio, &order);
+        self.new_def(copy)
+    }
+
+    /// The reading position of a contribution as placed in the merged slot.
+    fn placed_order(&self, c: Contribution) -> impl Iterator<Item = u32> + '_ {
+        let outer: &[u32] = c.outer.map_or(&[], |o| &self.def(o).order);
+        outer.iter().chain(self.def(c.def).order.iter()).copied()
+    }
+
+    fn reading_order(&self, a: Contribution, b: Contribution) -> Ordering {
+        self.placed_order(a).cmp(self.placed_order(b))
+    }
+
+    /// The contribution read first.
+    fn first_read(&self, contributions: &[Contribution]) -> Option<Contribution> {
+        contributions
+            .iter()
+            .copied()
+            .min_by(|a, b| self.reading_order(*a, *b))
     }
 
     /// The value of one definition's body (not yet folded with anything).

@@ -5,7 +5,7 @@
 
 use crate::output::write_atomic;
 use crate::{color, usage_error, CompileArgs};
-use cf2_eval::{evaluate, Loader, Main};
+use cf2_eval::{evaluate_into, Loader, Main};
 use cf2_output::Format;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -67,7 +67,10 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
                 None => eprint!("{text}"),
             };
             let loader = Loader::child(shared.clone());
-            match evaluate(&host, &loader, Main::File(file), opts, &[""]) {
+            // The output is written as the evaluator computes it (no value is built first
+            // for JSON).
+            let mut renderer = cf2_output::Renderer::new(format);
+            match evaluate_into(&host, &loader, Main::File(file), opts, &mut renderer) {
                 Ok(e) => {
                     let mut msgs = String::new();
                     for w in &e.warnings {
@@ -80,11 +83,9 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
                     if !msgs.is_empty() {
                         report(msgs);
                     }
-                    let written = e
-                        .values
-                        .first()
-                        .ok_or_else(|| "nothing to write".to_string())
-                        .and_then(|v| cf2_output::render(v, format).map_err(|e| e.to_string()))
+                    let written = renderer
+                        .finish("")
+                        .map_err(|e| e.to_string())
                         .and_then(|text| {
                             if args.sign {
                                 // `-S`: clearsigned with --gpguser.

@@ -19,7 +19,8 @@
 //! Every case runs in a fresh temporary copy of its folder with a time limit of 20 s; a crash
 //! (exit 101 or a signal) or a time-out fails it whatever it expected. A successful case with
 //! `expect.json` and no `args` also goes through the cf2 format and back, and (where perl is
-//! installed) through the `pl` format into Perl.
+//! installed) through the `pl` format into Perl, and in batch mode (`--out-dir`) must write
+//! byte for byte the JSON it prints.
 //!
 //! In addition, the full standard error of every case of `tests/cases` with `expect.error` or
 //! `expect.stderr` is snapshotted with insta (`tests/snapshots/NAME.snap`, the temporary folder
@@ -445,9 +446,37 @@ fn run_case(name: &str, case_dir: &Path, snapshots: bool) -> Result<(), String> 
 
     if let (Some(expected), false) = (&expected, explicit_args) {
         round_trips(expected, &cwd, work.path(), &env, ordered, loose)?;
+        batch_writes_the_same(&out.stdout, &cwd, work.path(), &env)?;
     }
     if has("expect.stderr") {
         snapshot(&out.stderr)?;
+    }
+    Ok(())
+}
+
+/// Batch mode streams JSON from the evaluator without building a value: its file must be
+/// byte for byte what `-o -.json` prints.
+fn batch_writes_the_same(
+    stdout: &str,
+    cwd: &Path,
+    work: &Path,
+    env: &[(String, String)],
+) -> Result<(), String> {
+    let dir = work.join("batch");
+    let args: Vec<String> = ["--out-dir", &dir.to_string_lossy(), "--format", "json"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    match run_cf2(&args, cwd, env)? {
+        Some(o) if o.code == Some(0) => {}
+        Some(o) => return Err(format!("batch mode failed: {}", o.stderr)),
+        None => return Err("batch mode: time-out".into()),
+    }
+    let written = read(&dir.join("main.json"))?;
+    if written != stdout {
+        return Err(format!(
+            "batch mode wrote other JSON than `-o -.json`:\n--- batch\n{written}--- -o -.json\n{stdout}"
+        ));
     }
     Ok(())
 }

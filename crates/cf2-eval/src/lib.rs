@@ -108,8 +108,40 @@ pub fn evaluate(
     opts: &Options,
     paths: &[&str],
 ) -> Result<Evaluation, Failure> {
+    let mut values = Vec::new();
+    let mut evaluation = evaluate_with(host, loader, main, opts, |ev, top| {
+        for path in paths {
+            values.push(select_path(ev, top, path)?);
+        }
+        Ok(())
+    })?;
+    evaluation.values = values;
+    Ok(evaluation)
+}
+
+/// Evaluates the whole configuration and sends it, piece by piece, to `sink` (a writer
+/// can produce its text without a [`Value`] being built; the evaluation's `values` stay
+/// empty). On a failure, what `sink` got is incomplete and must be thrown away.
+pub fn evaluate_into(
+    host: &dyn Host,
+    loader: &Loader,
+    main: Main<'_>,
+    opts: &Options,
+    sink: &mut dyn cf2_value::Sink,
+) -> Result<Evaluation, Failure> {
+    evaluate_with(host, loader, main, opts, |ev, top| emit_top(ev, top, sink))
+}
+
+/// Loads `main`, then lets `output` read the configuration from its top block.
+fn evaluate_with<'l>(
+    host: &'l dyn Host,
+    loader: &'l Loader,
+    main: Main<'_>,
+    opts: &'l Options,
+    output: impl FnOnce(&mut Evaluator<'l>, model::BlockId) -> Result<(), Vec<Diagnostic>>,
+) -> Result<Evaluation, Failure> {
     let mut ev = Evaluator::new(host, loader, opts);
-    let result = run(&mut ev, main, paths);
+    let result = run(&mut ev, main).and_then(|top| output(&mut ev, top));
     let provenance = if opts.trace {
         ev.provenance()
     } else {
@@ -118,8 +150,8 @@ pub fn evaluate(
     let trace: Vec<String> = provenance.iter().map(trace::render_trace).collect();
     let warnings = std::mem::take(&mut ev.warnings);
     match result {
-        Ok(values) => Ok(Evaluation {
-            values,
+        Ok(()) => Ok(Evaluation {
+            values: Vec::new(),
             warnings,
             trace,
             provenance,
@@ -145,11 +177,8 @@ fn flatten(e: EvalError) -> Vec<Diagnostic> {
     v
 }
 
-fn run(
-    ev: &mut Evaluator<'_>,
-    main: Main<'_>,
-    paths: &[&str],
-) -> Result<Vec<Value>, Vec<Diagnostic>> {
+/// Loads the main file and makes the configuration's top block (built on first look-up).
+fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec<Diagnostic>> {
     let file = match main {
         Main::File(path) => {
             let full = host::normalize(&ev.cwd.clone().join(path));
@@ -204,15 +233,51 @@ fn run(
         file: id,
         scope,
     });
-    let mut values = Vec::new();
-    for path in paths {
-        values.push(select_path(ev, top, path)?);
-    }
-    Ok(values)
+    Ok(top)
 }
 
-/// The value at `path`, materialised. For the whole configuration, each top-level
-/// resource is tried so that independent errors are all reported.
+/// Sends the whole configuration to `sink`. Each top-level resource is tried so that
+/// independent errors are all reported.
+fn emit_top(
+    ev: &mut Evaluator<'_>,
+    top: model::BlockId,
+    sink: &mut dyn cf2_value::Sink,
+) -> Result<(), Vec<Diagnostic>> {
+    let at = Span::default();
+    let members = ev.members(top, at).map_err(flatten)?;
+    let mut errors = Vec::new();
+    let total = members.len();
+    sink.begin_block(total);
+    for (i, (name, slot)) in members.into_iter().enumerate() {
+        if ev.slot(slot).private && !ev.opts.include_private {
+            continue;
+        }
+        if errors.len() >= MAX_ERRORS {
+            errors.push(Diagnostic::error(format!(
+                "stopped after {MAX_ERRORS} errors; {} more resource{} not checked",
+                total - i,
+                if total - i == 1 { " was" } else { "s were" }
+            )));
+            break;
+        }
+        sink.key(&name);
+        if let Err(e) = ev.emit_slot(slot, 1, sink) {
+            for d in flatten(e) {
+                if !errors.contains(&d) {
+                    errors.push(d);
+                }
+            }
+        }
+    }
+    sink.end_block();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// The value at `path`, materialised (the empty path: the whole configuration).
 fn select_path(
     ev: &mut Evaluator<'_>,
     top: model::BlockId,
@@ -220,39 +285,13 @@ fn select_path(
 ) -> Result<Value, Vec<Diagnostic>> {
     let at = Span::default();
     if path.is_empty() {
-        let members = ev.members(top, at).map_err(flatten)?;
-        let mut out = cf2_value::Block::default();
-        let mut errors = Vec::new();
-        let total = members.len();
-        for (i, (name, slot)) in members.into_iter().enumerate() {
-            if ev.slot(slot).private && !ev.opts.include_private {
-                continue;
-            }
-            if errors.len() >= MAX_ERRORS {
-                errors.push(Diagnostic::error(format!(
-                    "stopped after {MAX_ERRORS} errors; {} more resource{} not checked",
-                    total - i,
-                    if total - i == 1 { " was" } else { "s were" }
-                )));
-                break;
-            }
-            match ev.materialize_slot(slot, 1) {
-                Ok(v) => {
-                    out.insert(name.to_string(), v);
-                }
-                Err(e) => {
-                    for d in flatten(e) {
-                        if !errors.contains(&d) {
-                            errors.push(d);
-                        }
-                    }
-                }
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-        return Ok(Value::Block(out));
+        let mut built = cf2_value::Builder::new();
+        emit_top(ev, top, &mut built)?;
+        return built.finish().ok_or_else(|| {
+            vec![Diagnostic::error(
+                "internal error: the configuration was left unfinished",
+            )]
+        });
     }
     let mut cur = Val::Block(top);
     let mut walked = String::new();

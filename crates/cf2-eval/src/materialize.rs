@@ -1,6 +1,7 @@
-//! Turning lazy values into plain [`cf2_value::Value`]s for output (only what the output
-//! needs is forced, clarifications §6), and deep equality of values (for unordered equal
-//! definitions, clarifications §5).
+//! Turning lazy values into output: each value is sent piece by piece to a
+//! [`cf2_value::Sink`] (a writer streams text from it; [`cf2_value::Builder`] makes a
+//! [`cf2_value::Value`]), and only what the output needs is forced (clarifications §6).
+//! Also deep equality of values (for unordered equal definitions, clarifications §5).
 
 use crate::error::{EvalError, R};
 use crate::eval::{deep, Evaluator};
@@ -9,37 +10,47 @@ use crate::model::{BlockId, Body, SlotId};
 use crate::val::Val;
 use cf2_syntax::ast::ExprKind;
 use cf2_syntax::{Diagnostic, Span};
-use cf2_value::{Block, Value};
+use cf2_value::{Builder, Sink, TextKind, Value};
 
 impl<'a> Evaluator<'a> {
     /// The plain value of `v`; private members are left out unless `-p`.
     pub(crate) fn materialize(&mut self, v: &Val, depth: usize, at: Span) -> R<Value> {
+        let mut built = Builder::new();
+        self.emit(v, depth, at, &mut built)?;
+        built.finish().ok_or_else(|| {
+            EvalError::new(Diagnostic::error("internal error: a value was left unfinished").at(at))
+        })
+    }
+
+    /// Sends the plain value of `v` to `sink`; private members are left out unless `-p`.
+    /// On an error, what `sink` got is incomplete.
+    pub(crate) fn emit(&mut self, v: &Val, depth: usize, at: Span, sink: &mut dyn Sink) -> R<()> {
         if depth > cf2_value::MAX_DEPTH {
             return Err(too_deep(at));
         }
-        deep(|| self.materialize_inner(v, depth, at))
+        deep(|| self.emit_inner(v, depth, at, sink))
     }
 
-    fn materialize_inner(&mut self, v: &Val, depth: usize, at: Span) -> R<Value> {
-        Ok(match v {
+    fn emit_inner(&mut self, v: &Val, depth: usize, at: Span, sink: &mut dyn Sink) -> R<()> {
+        match v {
             Val::Undef => {
                 return Err(EvalError::new(
                     Diagnostic::error("an undefined value cannot be output").at(at),
                 ))
             }
-            Val::Lit(s) => Value::Literal(s.to_string()),
-            Val::Str(s) => Value::String(s.to_string()),
-            Val::Num(n) => Value::Number(*n),
-            Val::Bool(b) => Value::Bool(*b),
-            Val::Regex(r) => Value::Regex(r.to_string()),
+            Val::Lit(s) => sink.text(s, TextKind::Literal),
+            Val::Str(s) => sink.text(s, TextKind::String),
+            Val::Num(n) => sink.number(*n),
+            Val::Bool(b) => sink.boolean(*b),
+            Val::Regex(r) => sink.text(r, TextKind::Regex),
             // The output holds the secret where the configuration puts it; anything that
             // materialises a value for its own use (a function) is tainted by it.
             Val::Secret(secret) => {
                 self.note_secret(secret);
-                return self.materialize_inner(&secret.value, depth, at);
+                return self.emit_inner(&secret.value, depth, at, sink);
             }
             Val::List(l) => {
-                let mut out = Vec::with_capacity(l.items.len());
+                sink.begin_list(l.items.len());
                 for (i, x) in l.items.iter().enumerate() {
                     if x.is_undef() {
                         return Err(EvalError::new(
@@ -47,9 +58,9 @@ impl<'a> Evaluator<'a> {
                                 .at(at),
                         ));
                     }
-                    out.push(self.materialize(x, depth + 1, at)?);
+                    self.emit(x, depth + 1, at, sink)?;
                 }
-                Value::List(out)
+                sink.end_list();
             }
             Val::Block(b) => {
                 if let Some(i) = self.materializing.iter().position(|(x, _)| x == b) {
@@ -57,16 +68,17 @@ impl<'a> Evaluator<'a> {
                 }
                 let holder = self.materializing_slots.last().copied();
                 self.materializing.push((*b, holder));
-                let result = self.materialize_members(*b, depth, at);
+                let result = self.emit_members(*b, depth, at, sink);
                 self.materializing.pop();
-                Value::Block(result?)
+                result?;
             }
-        })
+        }
+        Ok(())
     }
 
-    fn materialize_members(&mut self, b: BlockId, depth: usize, at: Span) -> R<Block> {
+    fn emit_members(&mut self, b: BlockId, depth: usize, at: Span, sink: &mut dyn Sink) -> R<()> {
         let count = self.member_count(b, at)?;
-        let mut out = Block::with_capacity_and_hasher(count, Default::default());
+        sink.begin_block(count);
         for i in 0..count {
             let Some((name, slot)) = self.member_at(b, i) else {
                 break;
@@ -74,9 +86,11 @@ impl<'a> Evaluator<'a> {
             if self.slot(slot).private && !self.opts.include_private {
                 continue;
             }
-            out.insert(name.to_string(), self.materialize_slot(slot, depth + 1)?);
+            sink.key(&name);
+            self.emit_slot(slot, depth + 1, sink)?;
         }
-        Ok(out)
+        sink.end_block();
+        Ok(())
     }
 
     /// A block that contains itself (`S => { X => $S }`) would be infinitely deep.
@@ -106,20 +120,21 @@ impl<'a> Evaluator<'a> {
         )
     }
 
-    pub(crate) fn materialize_slot(&mut self, s: SlotId, depth: usize) -> R<Value> {
+    /// Sends the value of resource `s` to `sink`.
+    pub(crate) fn emit_slot(&mut self, s: SlotId, depth: usize, sink: &mut dyn Sink) -> R<()> {
         self.materializing_slots.push(s);
-        let r = self.materialize_slot_inner(s, depth);
+        let r = self.emit_slot_inner(s, depth, sink);
         self.materializing_slots.pop();
         r
     }
 
-    fn materialize_slot_inner(&mut self, s: SlotId, depth: usize) -> R<Value> {
+    fn emit_slot_inner(&mut self, s: SlotId, depth: usize, sink: &mut dyn Sink) -> R<()> {
         let v = self.force(s)?;
         let at = self.slot_site(s);
         if v.is_undef() {
             return Err(self.undefined_error(s));
         }
-        self.materialize(&v, depth, at).map_err(|mut e| {
+        self.emit(&v, depth, at, sink).map_err(|mut e| {
             if e.diag.resource.is_none() {
                 e.diag.resource = Some(self.slot_path(s));
             }

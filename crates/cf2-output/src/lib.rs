@@ -36,7 +36,9 @@ mod yaml;
 
 use std::fmt;
 
-use cf2_value::Value;
+use cf2_value::{Builder, Number, Sink, TextKind, Value};
+
+pub use json::JsonWriter;
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -236,6 +238,81 @@ pub fn render_at(value: &Value, format: Format, what: &str) -> Result<String, Ou
         Format::Pl => Ok(pl::render(value)),
         Format::Yaml => Ok(yaml::render(value)),
         Format::Toml => toml::render(value, what),
+    }
+}
+
+/// A [`Sink`] that writes a value in a format as the evaluator sends it
+/// (`cf2_eval::evaluate_into`). JSON is written as the pieces arrive, without a [`Value`]
+/// being built; the other formats look at the whole value before writing (TOML puts
+/// tables last, cf2 and YAML choose a layout by size), so for them it is built first.
+pub struct Renderer {
+    format: Format,
+    sink: RendererSink,
+}
+
+enum RendererSink {
+    Json(JsonWriter),
+    Value(Builder),
+}
+
+impl Renderer {
+    pub fn new(format: Format) -> Renderer {
+        let sink = match format {
+            // Most configurations fit: one allocation.
+            Format::Json => RendererSink::Json(JsonWriter::with_capacity(4096)),
+            _ => RendererSink::Value(Builder::new()),
+        };
+        Renderer { format, sink }
+    }
+
+    /// The text of the value sent. `what` is its path (empty for the whole configuration),
+    /// for messages.
+    pub fn finish(self, what: &str) -> Result<String, OutputError> {
+        match self.sink {
+            RendererSink::Json(w) => w.finish(what),
+            RendererSink::Value(b) => match b.finish() {
+                Some(v) => render_at(&v, self.format, what),
+                None => Err(OutputError::Invalid {
+                    format: self.format,
+                    what: what.to_string(),
+                    message: "the value was left unfinished".to_string(),
+                }),
+            },
+        }
+    }
+
+    fn sink(&mut self) -> &mut dyn Sink {
+        match &mut self.sink {
+            RendererSink::Json(w) => w,
+            RendererSink::Value(b) => b,
+        }
+    }
+}
+
+impl Sink for Renderer {
+    fn text(&mut self, text: &str, kind: TextKind) {
+        self.sink().text(text, kind);
+    }
+    fn number(&mut self, n: Number) {
+        self.sink().number(n);
+    }
+    fn boolean(&mut self, b: bool) {
+        self.sink().boolean(b);
+    }
+    fn begin_list(&mut self, len: usize) {
+        self.sink().begin_list(len);
+    }
+    fn end_list(&mut self) {
+        self.sink().end_list();
+    }
+    fn begin_block(&mut self, len: usize) {
+        self.sink().begin_block(len);
+    }
+    fn key(&mut self, name: &str) {
+        self.sink().key(name);
+    }
+    fn end_block(&mut self) {
+        self.sink().end_block();
     }
 }
 

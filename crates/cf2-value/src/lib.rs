@@ -15,9 +15,11 @@
 mod de;
 mod number;
 mod ser;
+pub mod sink;
 
 pub use de::{from_value, from_value_at, DeError};
 pub use number::Number;
+pub use sink::{Builder, Sink, TextKind};
 
 use indexmap::IndexMap;
 

@@ -120,7 +120,7 @@ impl<'a> Evaluator<'a> {
             settled: Vec::new(),
             dup_reported: Vec::new(),
             main_dir: std::path::PathBuf::new(),
-            cwd: host.current_dir(),
+            cwd: loader.working_dir(host),
             materializing: Vec::new(),
             materializing_slots: Vec::new(),
             taint: None,

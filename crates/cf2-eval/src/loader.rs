@@ -81,6 +81,9 @@ pub struct Loader {
     /// Canonical forms of paths already resolved (each costs a `readlink` per component):
     /// imported files, and the directories of main files (see [`Loader::read_main`]).
     canonical: Mutex<HashMap<OsString, PathBuf, Hasher>>,
+    /// The working directory, asked of the host once: a loader's compiles share it, as they
+    /// share the import searches that depend on it (a `getcwd` per host showed in batches).
+    cwd: OnceLock<PathBuf>,
     /// For one compile of a batch: the batch's shared loader. Imported files go there (so
     /// every host shares them); the main file stays here and is freed with this loader, so
     /// a batch's memory does not grow with its number of hosts.
@@ -114,6 +117,11 @@ impl Loader {
             parent: Some(parent),
             ..Loader::default()
         }
+    }
+
+    /// The working directory of this loader's compiles (see the field).
+    pub fn working_dir(&self, host: &dyn Host) -> PathBuf {
+        self.shared().cwd.get_or_init(|| host.current_dir()).clone()
     }
 
     /// Where files imported by a compile go: the shared parent if there is one.

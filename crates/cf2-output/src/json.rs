@@ -64,16 +64,14 @@ impl JsonWriter {
             if std::mem::replace(written, true) {
                 self.out.push(',');
             }
-            self.out.push('\n');
-            indent(&mut self.out, depth);
+            new_line(&mut self.out, depth);
         }
     }
 
     fn close(&mut self, bracket: char) {
         let written = self.open.pop().unwrap_or(false);
         if written {
-            self.out.push('\n');
-            indent(&mut self.out, self.open.len());
+            new_line(&mut self.out, self.open.len());
         }
         self.out.push(bracket);
     }
@@ -81,6 +79,12 @@ impl JsonWriter {
     fn string(&mut self, s: &str) {
         self.out.reserve(s.len() + 2);
         self.out.push('"');
+        // Most text needs no escape: one copy.
+        if !s.bytes().any(|b| ESCAPE[usize::from(b)] != 0) {
+            self.out.push_str(s);
+            self.out.push('"');
+            return;
+        }
         let mut start = 0;
         for (i, &b) in s.as_bytes().iter().enumerate() {
             // A `u8` indexes a 256-entry table: always in bounds.
@@ -127,15 +131,23 @@ static ESCAPE: [u8; 256] = {
     table
 };
 
-/// Two spaces per level; deeper levels are written in several pieces.
-const SPACES: &str = "                                                                ";
+/// A newline and two spaces per level of indentation.
+const NEW_LINE: &str = "\n                                                                ";
 
-fn indent(out: &mut String, levels: usize) {
-    let mut width = 2 * levels;
-    while width > 0 {
-        let piece = width.min(SPACES.len());
-        out.push_str(SPACES.get(..piece).unwrap_or_default());
-        width -= piece;
+/// A newline, then the indentation of `levels` levels (deep levels in several pieces).
+fn new_line(out: &mut String, levels: usize) {
+    let mut line = NEW_LINE.get(..1 + 2 * levels).unwrap_or(NEW_LINE);
+    let mut rest = (2 * levels).saturating_sub(line.len() - 1);
+    out.push_str(line);
+    while rest > 0 {
+        line = NEW_LINE
+            .get(1..1 + rest.min(NEW_LINE.len() - 1))
+            .unwrap_or_default();
+        if line.is_empty() {
+            break;
+        }
+        out.push_str(line);
+        rest -= line.len();
     }
 }
 

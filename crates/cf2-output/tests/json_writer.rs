@@ -70,6 +70,21 @@ proptest! {
     }
 }
 
+/// Lists and blocks nested `levels` deep (indentation beyond one piece of spaces).
+fn deep(levels: usize) -> Value {
+    let mut v = Value::Literal("x".into());
+    for i in 0..levels {
+        v = if i % 2 == 0 {
+            Value::List(vec![v, Value::Bool(true)])
+        } else {
+            let mut b = Block::default();
+            b.insert("k".into(), v);
+            Value::Block(b)
+        };
+    }
+    v
+}
+
 #[test]
 fn the_samples_are_what_serde_json_writes() {
     for v in [
@@ -82,6 +97,7 @@ fn the_samples_are_what_serde_json_writes() {
         Value::Number(Number::Float(1e21)),
         Value::Number(Number::Float(-0.0)),
         Value::Number(Number::Int(i64::MIN)),
+        deep(80),
     ] {
         assert_eq!(
             render(&v, Format::Json).unwrap_or_default(),

@@ -194,28 +194,79 @@ impl Checker {
 
     /// `-Wdup`: two `=>` definitions of the same resource path in one block of one file.
     fn duplicates(&mut self, stmts: &[Statement]) {
-        let mut seen: HashMap<String, &ast::ResourceDef> = HashMap::new();
-        for s in stmts {
-            let Statement::Resource(r) = s else { continue };
-            if !matches!(
-                r.mutations.first().map(|m| &m.op),
-                Some(ast::MutationOp::Assign)
-            ) {
-                continue;
+        let assigned: Vec<&ast::ResourceDef> = stmts
+            .iter()
+            .filter_map(|s| match s {
+                Statement::Resource(r)
+                    if matches!(
+                        r.mutations.first().map(|m| &m.op),
+                        Some(ast::MutationOp::Assign)
+                    ) =>
+                {
+                    Some(r)
+                }
+                _ => None,
+            })
+            .collect();
+        if assigned.len() < 2 {
+            return;
+        }
+        // Paths by hash, so that no path is joined into text unless it is a duplicate
+        // (every file of every compile is checked, and duplicates are rare).
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let hashing = foldhash::fast::FixedState::default();
+        let mut keyed: Vec<(u64, usize)> = assigned
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let mut h = hashing.build_hasher();
+                for ident in &r.path {
+                    ident.name.hash(&mut h);
+                }
+                (h.finish(), i)
+            })
+            .collect();
+        keyed.sort_unstable();
+        let same_path = |a: &ast::ResourceDef, b: &ast::ResourceDef| {
+            a.path.len() == b.path.len()
+                && a.path.iter().zip(&b.path).all(|(x, y)| x.name == y.name)
+        };
+        // (later definition, first definition), reported in the order of the later ones.
+        let mut found: Vec<(usize, usize)> = Vec::new();
+        for (k, &(hash, later)) in keyed.iter().enumerate() {
+            let earlier = keyed
+                .get(..k)
+                .unwrap_or_default()
+                .iter()
+                .rev()
+                .take_while(|(h, _)| *h == hash);
+            let first = earlier
+                .filter(|(_, i)| {
+                    matches!(
+                        (assigned.get(*i), assigned.get(later)),
+                        (Some(a), Some(b)) if same_path(a, b)
+                    )
+                })
+                .map(|(_, i)| *i)
+                .min();
+            if let Some(first) = first {
+                found.push((later, first));
             }
+        }
+        found.sort_unstable();
+        for (later, first) in found {
+            let (Some(r), Some(first)) = (assigned.get(later), assigned.get(first)) else {
+                continue;
+            };
             let key: Vec<&str> = r.path.iter().map(|i| &*i.name).collect();
             let key = key.join(".");
-            if let Some(first) = seen.get(&key) {
-                self.dup_warnings.push(
-                    Diagnostic::warning(format!("duplicate definition of `{key}`"))
-                        .at(r.span)
-                        .also(first.span, "first defined here")
-                        .resource(key.clone())
-                        .hint("definitions in one file must agree; remove one"),
-                );
-            } else {
-                seen.insert(key, r);
-            }
+            self.dup_warnings.push(
+                Diagnostic::warning(format!("duplicate definition of `{key}`"))
+                    .at(r.span)
+                    .also(first.span, "first defined here")
+                    .resource(key.clone())
+                    .hint("definitions in one file must agree; remove one"),
+            );
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Arbitrary bytes split at `0xFF` bytes (never part of UTF-8) into up to three files:
 //! `main.cf2`, `a.cf2` and `b.cf2`, compiled from memory. A successful compile is written in
-//! every output format; a failed one has its diagnostics rendered. Nothing may panic,
-//! overflow the stack or hang.
+//! every output format, and compiled straight to JSON text (streamed from the evaluator),
+//! which must be the JSON of the value; a failed one has its diagnostics rendered. Nothing
+//! may panic, overflow the stack or hang.
 #![no_main]
 
 use cf2::{Compiler, MemoryHost};
@@ -24,6 +25,11 @@ fuzz_target!(|data: &[u8]| {
                 // An error (TOML needs a block at the top, a name cf2 cannot write, ...) is
                 // fine; a panic is not.
                 let _ = cf2_output::render(config.value(), format);
+            }
+            let streamed = compiler.compile_file_to("main.cf2", Format::Json);
+            let built = cf2_output::render(config.value(), Format::Json);
+            if let (Ok(streamed), Ok(built)) = (&streamed, &built) {
+                assert_eq!(&streamed.text, built, "streamed JSON differs from the value's");
             }
             for w in config.warnings() {
                 let _ = compiler.render(w, false);

@@ -104,6 +104,40 @@ impl Compiler {
         self.run(Main::Text { name, text })
     }
 
+    /// Compiles a file straight to its text in `format`, with the compile's warnings. JSON
+    /// is written as the values are computed, without building a [`Value`]: the quickest
+    /// way from a file to an output (what `cf2 compile --out-dir` does for each host).
+    pub fn compile_file_to(
+        &self,
+        path: impl AsRef<Path>,
+        format: Format,
+    ) -> Result<Rendered, Error> {
+        let mut renderer = cf2_output::Renderer::new(format);
+        let main = Main::File(path.as_ref());
+        match cf2_eval::evaluate_into(
+            &*self.host,
+            &self.loader,
+            main,
+            &self.options,
+            &mut renderer,
+        ) {
+            Ok(e) => match renderer.finish("") {
+                Ok(text) => Ok(Rendered {
+                    text,
+                    warnings: e.warnings,
+                }),
+                Err(o) => Err(Error {
+                    diagnostics: vec![Diagnostic::error(o.to_string())],
+                    loader: self.loader.clone(),
+                }),
+            },
+            Err(f) => Err(Error {
+                diagnostics: f.errors,
+                loader: self.loader.clone(),
+            }),
+        }
+    }
+
     fn run(&self, main: Main<'_>) -> Result<Config, Error> {
         match cf2_eval::evaluate(&*self.host, &self.loader, main, &self.options, &[""]) {
             Ok(mut e) => Ok(Config {
@@ -181,6 +215,13 @@ impl Config {
     pub fn render(&self, format: Format) -> Result<String, cf2_output::OutputError> {
         cf2_output::render(&self.value, format)
     }
+}
+
+/// A configuration compiled straight to text ([`Compiler::compile_file_to`]).
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub text: String,
+    pub warnings: Vec<Diagnostic>,
 }
 
 #[derive(Debug, Clone)]

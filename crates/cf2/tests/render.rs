@@ -1,0 +1,56 @@
+//! Compiling straight to text (`Compiler::compile_file_to`) gives what rendering the
+//! compiled value gives, in every format, and fails where the compile does.
+
+use cf2::{Compiler, Format, MemoryHost};
+
+const SITE: &str = r#"
+Host => web1
+Ports => [80, 443]
+Web ~> { Name => "${Host}.example.org", Tls => true, Ratio => 0.25 }
+Web.Root => '/srv/www'
+private Secret => 42
+Text => "tab\there \"quoted\" \\ back"
+"#;
+
+fn compiler(text: &str) -> Compiler {
+    Compiler::with_host(MemoryHost::new().with_file("site.cf2", text))
+}
+
+#[test]
+fn streamed_text_is_the_rendered_value_in_every_format() {
+    let c = compiler(SITE);
+    let config = c.compile_file("site.cf2").expect("compiles");
+    for format in Format::ALL {
+        let streamed = c.compile_file_to("site.cf2", format).expect("renders");
+        assert_eq!(Ok(streamed.text), config.render(format), "{format}");
+    }
+}
+
+#[test]
+fn private_resources_stay_out_unless_asked_for() {
+    let json = compiler(SITE)
+        .compile_file_to("site.cf2", Format::Json)
+        .expect("renders")
+        .text;
+    assert!(!json.contains("Secret"), "{json}");
+    let json = compiler(SITE)
+        .include_private(true)
+        .compile_file_to("site.cf2", Format::Json)
+        .expect("renders")
+        .text;
+    assert!(json.contains("\"Secret\": 42"), "{json}");
+}
+
+#[test]
+fn an_error_gives_no_text() {
+    let e = compiler("A => $Missing\nB => 1\n")
+        .compile_file_to("site.cf2", Format::Json)
+        .expect_err("fails");
+    assert!(e.render(false).contains("Missing"), "{e}");
+}
+
+#[test]
+fn a_missing_file_is_an_error() {
+    let e = compiler("X => 1\n").compile_file_to("nothere.cf2", Format::Json);
+    assert!(e.is_err_and(|e| e.render(false).contains("nothere.cf2")));
+}

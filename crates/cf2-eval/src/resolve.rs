@@ -591,12 +591,30 @@ impl<'a> Evaluator<'a> {
         let mut d = Diagnostic::error(format!("cannot find the file `{name}`"))
             .at(at)
             .with_label("imported here");
-        let shown: Vec<String> = tried
-            .iter()
-            .take(8)
-            .map(|p| p.display().to_string())
-            .collect();
-        d = d.note(format!("looked for: {}", shown.join(", ")));
+        let mut places: Vec<String> = Vec::new();
+        for dir in &dirs {
+            let shown = dir.display().to_string();
+            if !shown.is_empty() && !places.contains(&shown) {
+                places.push(shown);
+            }
+        }
+        if places.is_empty() {
+            let shown: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+            d = d.note(format!("looked for: {}", shown.join(", ")));
+        } else {
+            let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            let names = match quoted.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+                _ => quoted.join(""),
+            };
+            let more = places.len().saturating_sub(8);
+            places.truncate(8);
+            let mut d_note = format!("looked for {names} in: {}", places.join(", "));
+            if more > 0 {
+                d_note.push_str(&format!(" (and {more} more)"));
+            }
+            d = d.note(d_note);
+        }
         if self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
             d = d.hint("set CF2PATH to a colon-separated list of directories to search");
         }

@@ -90,10 +90,12 @@ impl Number {
         }
     }
 
-    /// Parses text that spells a number (`42`, `-3.5`, ` 7 `): what arithmetic accepts from
-    /// text (clarifications §7).
+    /// Parses text that spells a number: what arithmetic accepts from text (clarifications
+    /// §7). That is a number as CF2 writes one (`42`, `-3.5`: `-?[0-9]+(\.[0-9]+)?`), with
+    /// any ASCII white space around it, as Perl allows (`read()` of a file holding `42` and
+    /// a newline gives a number). No `+`, exponent, `.5`, `5.`, hex, `Inf` or `NaN`.
     pub fn parse_text(s: &str) -> Option<Number> {
-        let t = s.trim();
+        let t = s.trim_matches(|c: char| c.is_ascii_whitespace());
         let digits = t.strip_prefix('-').unwrap_or(t);
         if digits.is_empty() {
             return None;
@@ -170,5 +172,10 @@ mod tests {
         assert_eq!(Number::parse_text("1e5"), None);
         assert_eq!(Number::parse_text("abc"), None);
         assert_eq!(Number::parse_text("1."), None);
+        assert_eq!(Number::parse_text(" 3\n"), Some(Number::Int(3)));
+        assert_eq!(Number::parse_text("\u{a0}3"), None);
+        for no in ["+3", ".5", "0x10", "Inf", "NaN", "- 3", "1 2", ""] {
+            assert_eq!(Number::parse_text(no), None, "{no:?}");
+        }
     }
 }

@@ -518,7 +518,11 @@ impl<'a> Evaluator<'a> {
             Statement::Call(c) => c.args.iter().for_each(|a| refs_in(a, &mut refs)),
             Statement::Resource(_) | Statement::Macro(_) => {}
         }
-        let is_param = |n: &str| params.as_ref().is_some_and(|p| p.iter().any(|(m, _)| **m == *n));
+        let is_param = |n: &str| {
+            params
+                .as_ref()
+                .is_some_and(|p| p.iter().any(|(m, _)| **m == *n))
+        };
         if let BlockState::Building { reads } = &mut self.block_mut(b).state {
             for (name, at) in refs {
                 if !is_param(name) {

@@ -147,7 +147,10 @@ fn flatten(e: EvalError) -> Vec<Diagnostic> {
 
 /// `path` with the default extension `.cf2`, unless it has it already.
 fn with_ext_of(path: &Path) -> PathBuf {
-    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("cf2")) {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cf2"))
+    {
         return path.to_path_buf();
     }
     let mut p = path.as_os_str().to_owned();

@@ -698,9 +698,9 @@ impl<'a> Evaluator<'a> {
 
 /// True if `name` ends in `.cf2` or `.kdbx`: it names its file exactly.
 pub(crate) fn has_import_extension(name: &str) -> bool {
-    Path::new(name).extension().is_some_and(|e| {
-        e.eq_ignore_ascii_case("cf2") || e.eq_ignore_ascii_case("kdbx")
-    })
+    Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cf2") || e.eq_ignore_ascii_case("kdbx"))
 }
 
 fn is_kdbx(path: &Path) -> bool {

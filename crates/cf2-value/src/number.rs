@@ -174,7 +174,14 @@ mod tests {
 
     #[test]
     fn perl_rounding_is_stable() {
-        for x in [0.1 + 0.2, 1.0 / 3.0, 2.0 / 3.0, 1e300 / 7.0, 1e-300 / 3.0, 123456.789e10] {
+        for x in [
+            0.1 + 0.2,
+            1.0 / 3.0,
+            2.0 / 3.0,
+            1e300 / 7.0,
+            1e-300 / 3.0,
+            123456.789e10,
+        ] {
             let shown = Number::Float(x).to_string();
             let back: f64 = shown.parse().unwrap();
             assert_eq!(Number::Float(back).to_string(), shown, "{x}");

@@ -97,7 +97,11 @@ impl Number {
         if !f.is_finite() || f == 0.0 {
             return f;
         }
-        format!("{f:.14e}").parse().unwrap_or(f)
+        // Near the largest float, 15 digits round up past it: keep the float as it is.
+        match format!("{f:.14e}").parse::<f64>() {
+            Ok(r) if r.is_finite() => r,
+            _ => f,
+        }
     }
 
     /// Parses text that spells a number: what arithmetic accepts from text (clarifications

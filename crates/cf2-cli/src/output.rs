@@ -1,6 +1,7 @@
 //! Compiling one file to the outputs named by `-o`. Every output is rendered in memory
-//! first; only when all succeed are they written, each atomically (a temporary file in the
-//! same directory, renamed into place), so a failed compile writes nothing.
+//! first; only when all succeed are they written to temporary files beside their names,
+//! and only when all of those are written are they renamed into place and is standard
+//! output printed, so a failed compile, or an output that cannot be written, writes nothing.
 
 use crate::{color, usage_error, CompileArgs};
 use cf2_eval::{evaluate, Loader, Main};
@@ -100,19 +101,61 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
             }
         }
     }
+    // Every file is written to a temporary file first; only when all are written are they
+    // renamed into place, and only then is anything printed: an output that cannot be
+    // written leaves no other output behind (clarifications §8).
+    let mut staged = Vec::new();
+    let mut printed = Vec::new();
     for (r, text) in rendered {
         if r.name == "-" || r.name.starts_with("-.") {
-            let mut out = std::io::stdout().lock();
-            if out.write_all(&text).and_then(|_| out.flush()).is_err() {
+            printed.push(text);
+            continue;
+        }
+        match stage(Path::new(&r.name), &text, true) {
+            Ok(tmp) => staged.push((r, tmp)),
+            Err(e) => {
+                eprintln!(
+                    "cf2: error: cannot write `{}`: {}",
+                    r.name,
+                    write_reason(&r.name, &e)
+                );
                 return ExitCode::from(1);
             }
-        } else if let Err(e) = write_atomic(Path::new(&r.name), &text, true) {
-            // The error's own text may name the temporary file; say what the user asked for.
-            eprintln!("cf2: error: cannot write `{}`: {}", r.name, io_reason(&e));
+        }
+    }
+    for (r, tmp) in staged {
+        if let Err(e) = tmp.persist(&r.name) {
+            eprintln!(
+                "cf2: error: cannot write `{}`: {}",
+                r.name,
+                write_reason(&r.name, &e.error)
+            );
+            return ExitCode::from(1);
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    for text in printed {
+        if out.write_all(&text).and_then(|_| out.flush()).is_err() {
             return ExitCode::from(1);
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Why `name` cannot be written, without the temporary file's name that some errors carry;
+/// a missing directory is said so.
+fn write_reason(name: &str, e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        if let Some(dir) = Path::new(name)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+        {
+            if !dir.is_dir() {
+                return format!("the directory `{}` does not exist", dir.display());
+            }
+        }
+    }
+    io_reason(e)
 }
 
 fn print_trace(trace: &[String]) {
@@ -134,6 +177,15 @@ pub fn io_reason(e: &std::io::Error) -> String {
 /// it to disk before the rename (so a power cut cannot leave an empty file); batch compiles
 /// skip that, since one flush per host dominated their run time.
 pub fn write_atomic(path: &Path, data: &[u8], durable: bool) -> std::io::Result<()> {
+    stage(path, data, durable)?
+        .persist(path)
+        .map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Writes `data` to a temporary file beside `path`, ready to be renamed into place; dropped,
+/// it is removed.
+fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -151,6 +203,5 @@ pub fn write_atomic(path: &Path, data: &[u8], durable: bool) -> std::io::Result<
     if durable {
         tmp.as_file().sync_all()?;
     }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    Ok(tmp)
 }

@@ -505,3 +505,26 @@ fn out_dir_import_of_a_main_file_is_not_remembered_as_shared() {
         "{\n  \"Role\": \"y\",\n  \"Self\": 0,\n  \"A\": 1,\n  \"Z\": 1\n}\n"
     );
 }
+
+/// Reference §3.10 ("a default extension of .cf2 is assumed") and §2.2 (`./foo`): the main
+/// file is found with `.cf2` added, as an import is; a name that has no such file is used
+/// as given; a missing file says what was tried (docs/semantics.md §13).
+#[test]
+fn main_file_default_extension() {
+    let dir = project("A => 1\n");
+    fs::write(dir.path().join("main"), "A => 2\n").unwrap();
+    fs::write(dir.path().join("other.conf"), "B => 3\n").unwrap();
+    let o = cf2(dir.path(), &["compile", "main", "-o", "-.json"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "{\n  \"A\": 1\n}\n");
+    let o = cf2(dir.path(), &["compile", "other.conf", "-o", "-.json"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "{\n  \"B\": 3\n}\n");
+    let o = cf2(dir.path(), &["compile", "missing"]);
+    assert_exit(&o, 1);
+    assert!(
+        stderr(&o).contains("cannot read `missing`: no such file (nor `missing.cf2`)"),
+        "{}",
+        stderr(&o)
+    );
+}

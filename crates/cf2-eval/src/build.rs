@@ -213,6 +213,7 @@ impl<'a> Evaluator<'a> {
         order: Order,
         item: Pending<'a>,
     ) -> R<()> {
+        self.note_written_refs(b, item.stmt, item.scope);
         {
             let src = Source {
                 inst,
@@ -495,6 +496,42 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// The references written in what an inline statement evaluates to decide what it adds
+    /// (its condition, import argument or call arguments) count as read by it, evaluated
+    /// or not: the reference's rule is about references that *appear* there (§3.8, §3.10),
+    /// and so a short-circuited `$X` cannot make the rule hold for some values only.
+    fn note_written_refs(&mut self, b: BlockId, stmt: &'a Statement, sc: ScopeId) {
+        let scope = self.scope(sc);
+        if scope.root != b {
+            return;
+        }
+        let params = scope.params.clone();
+        let mut refs = Vec::new();
+        match stmt {
+            Statement::If(c) => refs_in(&c.cond, &mut refs),
+            Statement::Import(i) => {
+                refs_in(&i.path, &mut refs);
+                if let Some(signers) = &i.signers {
+                    refs_in(signers, &mut refs);
+                }
+            }
+            Statement::Call(c) => c.args.iter().for_each(|a| refs_in(a, &mut refs)),
+            Statement::Resource(_) | Statement::Macro(_) => {}
+        }
+        let is_param = |n: &str| {
+            params
+                .as_ref()
+                .is_some_and(|p| p.iter().any(|(m, _)| **m == *n))
+        };
+        if let BlockState::Building { reads } = &mut self.block_mut(b).state {
+            for (name, at) in refs {
+                if !is_param(name) {
+                    reads.push((Rc::from(name), at));
+                }
+            }
+        }
+    }
+
     /// Inline statements must not define what inline statements read: the result would
     /// depend on the order in which they ran.
     fn check_inline_reads(&self, reads: &[(Rc<str>, Span)], defs: &[(Name<'a>, Span)]) -> R<()> {
@@ -506,7 +543,7 @@ impl<'a> Evaluator<'a> {
                     ))
                     .at(*def_at)
                     .with_label(format!("defines `{name}`"))
-                    .also(*read_at, format!("`{name}` is read here, while inline statements are evaluated"))
+                    .also(*read_at, format!("`{name}` is needed here to run an inline statement"))
                     .resource(name.to_string())
                     .note("the resources an inline `import`, `if` or function call adds must not conflict with references in any inline statement (reference §3.8, §3.10)")
                     .hint(format!("define `{name}` directly in the block instead of through an inline `import`, `if` or call, or make the inline statements independent of `{name}`")),
@@ -557,5 +594,46 @@ impl<'a> Evaluator<'a> {
                 self.new_scope(s)
             }
         }
+    }
+}
+
+/// The `$name`s written in `e` (the first name of each; selectors included, block literals
+/// not: their resources are not evaluated to run the statement).
+fn refs_in<'e>(e: &'e ast::Expr, out: &mut Vec<(&'e str, Span)>) {
+    match &e.kind {
+        ExprKind::Ref(id) => out.push((&id.name, id.span)),
+        ExprKind::String(parts) | ExprKind::Regex(parts) => {
+            for p in parts {
+                if let ast::Part::Interp(x) = p {
+                    refs_in(x, out);
+                }
+            }
+        }
+        ExprKind::List(items) => items.iter().for_each(|x| refs_in(x, out)),
+        ExprKind::Select(a, b) | ExprKind::Binary(_, a, b) => {
+            refs_in(a, out);
+            refs_in(b, out);
+        }
+        ExprKind::Unary(_, a) => refs_in(a, out),
+        ExprKind::If(i) => {
+            refs_in(&i.cond, out);
+            refs_in(&i.then, out);
+            if let Some(o) = &i.otherwise {
+                refs_in(o, out);
+            }
+        }
+        ExprKind::Call(c) => c.args.iter().for_each(|x| refs_in(x, out)),
+        ExprKind::Import(i) => {
+            refs_in(&i.path, out);
+            if let Some(s) = &i.signers {
+                refs_in(s, out);
+            }
+        }
+        ExprKind::Literal(_)
+        | ExprKind::Number(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Undef
+        | ExprKind::Block(_)
+        | ExprKind::Error => {}
     }
 }

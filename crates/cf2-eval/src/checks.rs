@@ -33,6 +33,8 @@ pub fn check_file(file: &ast::File) -> Findings {
 }
 
 struct MacroInfo {
+    /// As written in the definition.
+    name: String,
     name_span: cf2_syntax::Span,
     whole: cf2_syntax::Span,
 }
@@ -46,13 +48,19 @@ struct Checker {
 fn collect_macros(file: &ast::File, c: &mut Checker) {
     for m in &file.macros {
         let name = m.name.name.to_string();
-        if let Some(prev) = c.macros.get(&name) {
-            c.errors.push(
-                Diagnostic::error(format!("macro `{name}` is defined twice"))
-                    .at(m.name.span)
-                    .with_label("second definition")
-                    .also(prev.name_span, "first definition"),
-            );
+        let key = crate::loader::macro_key(&name).into_owned();
+        if let Some(prev) = c.macros.get(&key) {
+            let mut d = Diagnostic::error(format!("macro `{name}` is defined twice"))
+                .at(m.name.span)
+                .with_label("second definition")
+                .also(prev.name_span, "first definition");
+            if prev.name != name {
+                d = d.note(format!(
+                    "macro names are case-insensitive, like function names: `{}` and `{name}` are the same macro",
+                    prev.name
+                ));
+            }
+            c.errors.push(d);
             continue;
         }
         let mut seen: Vec<&str> = Vec::new();
@@ -69,8 +77,9 @@ fn collect_macros(file: &ast::File, c: &mut Checker) {
             seen.push(&p.name);
         }
         c.macros.insert(
-            name,
+            key,
             MacroInfo {
+                name,
                 name_span: m.name.span,
                 whole: m.span,
             },
@@ -128,7 +137,7 @@ impl Checker {
 
     fn call(&mut self, call: &ast::Call, in_match: bool) {
         let name = &*call.name.name;
-        if let Some(m) = self.macros.get(name) {
+        if let Some(m) = self.macros.get(&*crate::loader::macro_key(name)) {
             if call.span.start >= m.whole.start && call.span.end <= m.whole.end {
                 self.errors.push(
                     Diagnostic::error(format!("macro `{name}` calls itself"))

@@ -201,17 +201,24 @@ impl<'a> Evaluator<'a> {
             Val::List(l) => {
                 let index = match key {
                     Val::Num(cf2_value::Number::Int(i)) => Some(*i),
-                    Val::Lit(s) | Val::Str(s) => s.trim().parse::<i64>().ok(),
+                    Val::Lit(s) | Val::Str(s) => match cf2_value::Number::parse_text(s) {
+                        Some(cf2_value::Number::Int(i)) => Some(i),
+                        _ => None,
+                    },
                     _ => None,
                 };
                 let Some(i) = index else {
-                    return Err(EvalError::new(
-                        Diagnostic::error(format!(
-                            "a list element is selected by a whole number, but the selector is {}",
-                            key.describe()
-                        ))
-                        .at(key_at),
-                    ));
+                    let mut d = Diagnostic::error(format!(
+                        "a list element is selected by a whole number, but the selector is {}",
+                        key.describe()
+                    ))
+                    .at(key_at);
+                    if let Some((a, b)) = self.decimal_selector(key_at) {
+                        d = d.hint(format!(
+                            "`.{a}.{b}` reads as one decimal number; to select twice, bracket the first index: `.({a}).{b}` (reference §3.6)"
+                        ));
+                    }
+                    return Err(EvalError::new(d));
                 };
                 match usize::try_from(i).ok().and_then(|i| l.items.get(i)) {
                     Some(v) => Ok(v.clone()),
@@ -242,6 +249,14 @@ impl<'a> Evaluator<'a> {
                 .at(at),
             )),
         }
+    }
+
+    /// If the selector written at `at` is a decimal number such as `1.0`, its two parts.
+    fn decimal_selector(&self, at: Span) -> Option<(String, String)> {
+        let text = self.source_text(at);
+        let (a, b) = text.split_once('.')?;
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+        (digits(a) && digits(b)).then(|| (a.to_string(), b.to_string()))
     }
 
     /// Text with `${...}` interpolations. In a regex (`in_regex`), interpolated text is
@@ -358,6 +373,12 @@ impl<'a> Evaluator<'a> {
             None if matched == 1 => sink.into_iter().next().map(|c| c.0),
             None if matched > 1 => Some(Captures {
                 ambiguous: true,
+                ..Captures::default()
+            }),
+            // A regex match was written but not evaluated (`true || $X =~ /(a)/`): the
+            // condition still owns the captures, and `match()` says why there are none.
+            None if has_match_op(cond) => Some(Captures {
+                unevaluated: true,
                 ..Captures::default()
             }),
             None => None,
@@ -634,4 +655,15 @@ pub(crate) fn too_deep(at: Span) -> EvalError {
         ))
         .at(at),
     )
+}
+
+/// True if `e` matches a regex (`=~`, `!~`) at the level of the condition's operators.
+fn has_match_op(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Binary(op, a, b) => {
+            matches!(op, BinaryOp::Match | BinaryOp::NotMatch) || has_match_op(a) || has_match_op(b)
+        }
+        ExprKind::Unary(_, a) => has_match_op(a),
+        _ => false,
+    }
 }

@@ -596,7 +596,7 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn source_text(&self, span: Span) -> String {
+    pub(crate) fn source_text(&self, span: Span) -> String {
         self.file(span.file)
             .and_then(|f| f.source.text.get(span.start as usize..span.end as usize))
             .unwrap_or("")

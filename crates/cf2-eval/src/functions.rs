@@ -296,6 +296,16 @@ impl<'a> Evaluator<'a> {
                     .hint("use `match()` in a branch of an `if` whose condition matches a regex with capture groups"),
             ));
         };
+        if caps.unevaluated {
+            return Err(EvalError::new(
+                Diagnostic::error(
+                    "`match()` has no capture to read: the regular expression in the condition was not evaluated",
+                )
+                .at(call.span)
+                .note("`||` and `&&` evaluate their right side only when the left side does not decide")
+                .hint("match the regex first in the condition (`if ($X =~ /(...)/ || ...)`), or nest the `if`s"),
+            ));
+        }
         if caps.ambiguous {
             return Err(EvalError::new(
                 Diagnostic::error(

@@ -177,10 +177,33 @@ fn flatten(e: EvalError) -> Vec<Diagnostic> {
     v
 }
 
+/// `path` with the default extension `.cf2`, unless it has it already.
+fn with_ext_of(path: &Path) -> PathBuf {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cf2"))
+    {
+        return path.to_path_buf();
+    }
+    let mut p = path.as_os_str().to_owned();
+    p.push(".cf2");
+    PathBuf::from(p)
+}
+
 /// Loads the main file and makes the configuration's top block (built on first look-up).
 fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec<Diagnostic>> {
     let file = match main {
         Main::File(path) => {
+            // As for an import (reference §3.10: "a default extension of .cf2 is assumed";
+            // §2.2 opens `./foo`): `cf2 compile foo` compiles `foo.cf2` if there is one.
+            let with_ext = with_ext_of(path);
+            let path = if path != with_ext.as_path()
+                && ev.host.is_file(&host::normalize(&ev.cwd.join(&with_ext)))
+            {
+                with_ext.as_path()
+            } else {
+                path
+            };
             let full = host::normalize(&ev.cwd.clone().join(path));
             // A clearsigned main file is verified and its signed content compiled.
             let shown = path.display().to_string();
@@ -192,8 +215,13 @@ fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec
                     if ev.host.is_file(&full) {
                         flatten(e)
                     } else {
+                        let also = if path == with_ext_of(path).as_path() {
+                            String::new()
+                        } else {
+                            format!(" (nor `{}`)", with_ext_of(path).display())
+                        };
                         vec![Diagnostic::error(format!(
-                            "cannot read `{}`: no such file",
+                            "cannot read `{}`: no such file{also}",
                             path.display()
                         ))]
                     }

@@ -33,10 +33,20 @@ pub struct LoadedFile {
 }
 
 impl LoadedFile {
-    /// The macro `name` if it is defined before byte offset `before`.
+    /// The macro `name` if it is defined before byte offset `before`. Macro names are
+    /// case-insensitive, like function names (reference §3.12).
     pub fn macro_before(&self, name: &str, before: u32) -> Option<&ast::MacroDef> {
-        let m = self.macros.get(name)?;
+        let m = self.macros.get(&*macro_key(name))?;
         (m.span.end <= before).then_some(&**m)
+    }
+}
+
+/// The key a macro is known by: its name in lower case (without allocating when it is).
+pub fn macro_key(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.chars().any(char::is_uppercase) {
+        std::borrow::Cow::Owned(name.to_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(name)
     }
 }
 
@@ -44,7 +54,7 @@ fn index_macros(file: &ast::File) -> std::collections::HashMap<Arc<str>, Arc<ast
     let mut out = std::collections::HashMap::new();
     // The first definition in source order (a second one is an error anyway).
     for m in &file.macros {
-        out.entry(m.name.name.clone())
+        out.entry(Arc::from(macro_key(&m.name.name)))
             .or_insert_with(|| Arc::clone(m));
     }
     out

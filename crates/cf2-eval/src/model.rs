@@ -425,6 +425,9 @@ pub struct Captures {
     /// The condition matched several regexes, none with capture groups: `match()` cannot
     /// tell which to read.
     pub ambiguous: bool,
+    /// The condition holds a regex match that was not evaluated (`||` or `&&` decided
+    /// before it): there is nothing to read.
+    pub unevaluated: bool,
 }
 
 /// Macro parameters by name, each evaluated on first use.

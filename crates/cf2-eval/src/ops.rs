@@ -218,6 +218,14 @@ impl<'a> Evaluator<'a> {
             let same = match (lv, rv) {
                 (Val::Bool(a), Val::Bool(b)) => Some(a == b),
                 (Val::Regex(a), Val::Regex(b)) => Some(a == b),
+                // A number and text that does not spell a number are simply unequal
+                // (Figure 1: `==` takes scalars), so `$V == latest` works for any `V`.
+                (Val::Num(_), t @ (Val::Lit(_) | Val::Str(_)))
+                | (t @ (Val::Lit(_) | Val::Str(_)), Val::Num(_))
+                    if numeric(t).is_none() =>
+                {
+                    Some(false)
+                }
                 _ => compare_scalars(lv, rv).map(|o| o == Ordering::Equal),
             };
             if let Some(same) = same {

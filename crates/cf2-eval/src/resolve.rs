@@ -4,8 +4,9 @@
 //!
 //! For a name that is not absolute, `./`-relative or `project:path`, the places searched
 //! are, in order: the working directory, each directory of `CF2PATH`, the directory of the
-//! importing file, and the current project's configuration directory. An import without an
-//! extension looks for `NAME.cf2`, then `NAME.kdbx`.
+//! importing file, and the current project's configuration directory. In each, an import of
+//! a name that does not end in `.cf2` or `.kdbx` looks for `NAME.cf2`, then `NAME.kdbx`, then
+//! `NAME` as given.
 //!
 //! - **Confinement.** With `Options::allowed_dirs`, a file found by the search must lie in
 //!   one of them once symbolic links are resolved; otherwise the import or `read()` is an
@@ -564,8 +565,11 @@ impl<'a> Evaluator<'a> {
             dirs.push(self.project_dir());
         }
         names[0] = rel.clone();
-        if cf2_ext && Path::new(&rel).extension().is_none() {
-            names = vec![format!("{rel}.cf2"), format!("{rel}.kdbx")];
+        // "In all cases, a default extension of .cf2 is assumed" (§3.10), and a KeePass
+        // database is found without its extension too (§5.2): a name that does not already
+        // end in `.cf2` or `.kdbx` is tried with them first, then as given (`my.conf`).
+        if cf2_ext && !has_import_extension(&rel) {
+            names = vec![format!("{rel}.cf2"), format!("{rel}.kdbx"), rel.clone()];
         }
         let mut tried = Vec::new();
         for dir in &dirs {
@@ -587,12 +591,30 @@ impl<'a> Evaluator<'a> {
         let mut d = Diagnostic::error(format!("cannot find the file `{name}`"))
             .at(at)
             .with_label("imported here");
-        let shown: Vec<String> = tried
-            .iter()
-            .take(8)
-            .map(|p| p.display().to_string())
-            .collect();
-        d = d.note(format!("looked for: {}", shown.join(", ")));
+        let mut places: Vec<String> = Vec::new();
+        for dir in &dirs {
+            let shown = dir.display().to_string();
+            if !shown.is_empty() && !places.contains(&shown) {
+                places.push(shown);
+            }
+        }
+        if places.is_empty() {
+            let shown: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+            d = d.note(format!("looked for: {}", shown.join(", ")));
+        } else {
+            let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            let names = match quoted.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+                _ => quoted.join(""),
+            };
+            let more = places.len().saturating_sub(8);
+            places.truncate(8);
+            let mut d_note = format!("looked for {names} in: {}", places.join(", "));
+            if more > 0 {
+                d_note.push_str(&format!(" (and {more} more)"));
+            }
+            d = d.note(d_note);
+        }
         if self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
             d = d.hint("set CF2PATH to a colon-separated list of directories to search");
         }
@@ -672,6 +694,13 @@ impl<'a> Evaluator<'a> {
             _ => path.display().to_string(),
         }
     }
+}
+
+/// True if `name` ends in `.cf2` or `.kdbx`: it names its file exactly.
+pub(crate) fn has_import_extension(name: &str) -> bool {
+    Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cf2") || e.eq_ignore_ascii_case("kdbx"))
 }
 
 fn is_kdbx(path: &Path) -> bool {

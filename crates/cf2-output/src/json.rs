@@ -162,7 +162,9 @@ impl Sink for JsonWriter {
         match n {
             Number::Int(i) => self.out.push_str(itoa::Buffer::new().format(i)),
             Number::Float(f) if f.is_finite() => {
-                self.out.push_str(zmij::Buffer::new().format_finite(f));
+                // As Perl shows it (15 significant digits, docs/semantics.md).
+                let shown = Number::perl_rounded(f);
+                self.out.push_str(zmij::Buffer::new().format_finite(shown));
             }
             Number::Float(f) => {
                 self.not_finite.get_or_insert(f);

@@ -96,7 +96,9 @@ fn scalar(out: &mut String, value: &Value) {
 fn number(out: &mut String, n: Number) {
     let plain = n.to_string();
     match n {
-        Number::Float(f) if plain.len() > 24 => out.push_str(&format!("{f:e}")),
+        Number::Float(f) if plain.len() > 24 => {
+            out.push_str(&format!("{:e}", Number::perl_rounded(f)));
+        }
         _ => out.push_str(&plain),
     }
 }

@@ -104,7 +104,7 @@ fn number(out: &mut String, n: Number) {
     match n {
         // YAML 1.1 wants a `.` in the mantissa and a sign on the exponent.
         Number::Float(f) if plain.len() > 24 => {
-            let exp = format!("{f:e}");
+            let exp = format!("{:e}", Number::perl_rounded(f));
             let (mantissa, exponent) = exp.split_once('e').unwrap_or((&exp, "0"));
             out.push_str(mantissa);
             if !mantissa.contains('.') {

@@ -10,8 +10,8 @@
 //! - spaces, tabs and `\r` separate tokens; `//` starts a comment that runs to the end of
 //!   the line; a newline is a token (statements end at newlines, see the parser);
 //! - a word is `[A-Za-z_]` or any non-ASCII character other than white space, control
-//!   characters, U+200B and U+FEFF, followed by such characters or digits; a word may also
-//!   contain single `-`s between those characters (`entry-1`). Such a word is a bare
+//!   characters, U+200B and U+FEFF, followed by such characters, digits or `-`s
+//!   (`entry-1`, `a--b`, `a-`: Appendix A's `Literal` pattern). Such a word is a bare
 //!   literal where a value is expected; names (resources, functions, macro parameters,
 //!   selectors, references) cannot contain `-`;
 //! - `$name` is a reference (`$X-1` is `$X` minus 1);
@@ -21,7 +21,8 @@
 
 use logos::Logos;
 
-/// The keywords: never literals nor names.
+/// The keywords: never names. Where a value is expected, `true`/`false` are booleans, `if`
+/// and `import` begin their construct, and the others are literals (the parser decides).
 pub const KEYWORDS: [&str; 8] = [
     "if", "then", "else", "import", "def", "private", "true", "false",
 ];
@@ -62,7 +63,7 @@ pub(crate) enum Tok {
     #[regex(r"\n([ \t\r\n]|//[^\n]*)*", allow_greedy = true)]
     Newline,
     #[regex(
-        r"[A-Za-z_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]][A-Za-z0-9_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]]*(-[A-Za-z0-9_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]]+)*"
+        r"[A-Za-z_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]][A-Za-z0-9_\-\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]]*"
     )]
     Word,
     #[regex(
@@ -485,8 +486,7 @@ mod tests {
             kinds("foo-bar foo- $X-1 0.a 1.5.2 é★"),
             vec![
                 (Word, "foo-bar"),
-                (Word, "foo"),
-                (Minus, "-"),
+                (Word, "foo-"),
                 (Ref, "$X"),
                 (Minus, "-"),
                 (Number, "1"),
@@ -563,12 +563,14 @@ mod tests {
             "é★",
             "a-b-c",
             "Ünïcode",
+            "a-",
+            "a--b",
         ] {
             assert!(is_bare_literal(s), "{s}");
         }
         for s in [
             "", "if", "true", "false", "then", "else", "import", "def", "private", "a b", "-a",
-            "a-", "a--b", "1a", "12", "a.b", "'a'", "a\n", " a", "$a", "a\u{a0}",
+            "1a", "12", "a.b", "'a'", "a\n", " a", "$a", "a\u{a0}",
         ] {
             assert!(!is_bare_literal(s), "{s:?}");
         }

@@ -166,7 +166,6 @@ enum E<'x> {
     DollarNoName(Token),
     UnclosedLiteral(Token),
     ValueExpected(Token),
-    ValueKeyword(Token),
     EmptyBrackets(Token),
     NeverClosed(Token),
     /// (opening bracket, token found, what was expected)
@@ -973,7 +972,14 @@ impl<'a> Parser<'a> {
                 self.push_leaf(ExprKind::Bool(self.text(t) == "true"), self.tspan(t));
                 return Ok(());
             }
-            "then" | "else" | "def" | "private" => return Err(self.fail(E::ValueKeyword(t))),
+            // These cannot begin a value, so where a value is expected they are literals
+            // (Appendix A's `Literal` pattern admits them; only `true` and `false` must be
+            // quoted as text, reference §3.1). `if` and `import` always begin their construct.
+            "then" | "else" | "def" | "private" => {
+                self.bump();
+                self.push_leaf(ExprKind::Literal(self.text(t).to_string()), self.tspan(t));
+                return Ok(());
+            }
             _ => {}
         }
         let t = match self.text(t).find('-') {
@@ -1563,13 +1569,6 @@ impl<'a> Parser<'a> {
                 } else {
                     d
                 }
-            }
-            E::ValueKeyword(t) => {
-                let w = self.text(t);
-                Diagnostic::error(format!("expected a value, found the keyword `{w}`"))
-                    .at(self.tspan(t))
-                    .with_label("keyword")
-                    .hint(format!("to use it as text, quote it: `'{w}'`"))
             }
             E::EmptyBrackets(t) => self.expected(t, "an expression inside `( )`"),
             E::NeverClosed(open) => {

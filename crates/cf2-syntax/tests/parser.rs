@@ -886,7 +886,7 @@ fn error_messages() {
         ("X", "expected `=>`, `~>` or `~(name)>` after the resource name `X`, found the end of the file"),
         ("X\nY => 1", "expected `=>`, `~>` or `~(name)>` after the resource name `X`, found the end of the line"),
         ("X => ", "expected a value, found the end of the file"),
-        ("X => then", "expected a value, found the keyword `then`"),
+        ("X => if", "expected `(` after `if`, found the end of the file"),
         ("X => 1 2", "expected a newline or `,` after the definition of `X`, found `2`"),
         ("X => two words", "expected a newline or `,` after the definition of `X`, found `words`"),
         ("X ~ 2", "expected `(` after `~`, found `2`"),
@@ -1254,14 +1254,15 @@ fn bare_literals_and_identifiers() {
         "Ünïcode",
         "a-b-c",
         "A1-2",
+        "a-",
+        "a--b",
     ] {
         assert!(is_bare_literal(s), "{s:?}");
         assert_eq!(val(s), format!("'{s}'"));
     }
     for s in [
-        "", "if", "then", "else", "import", "def", "private", "true", "false", "a b", "-a", "a-",
-        "a--b", "1a", "12", "1.5", "a.b", "'a'", "a\n", " a", "a ", "$a", "a\u{a0}", "a/b", "a:b",
-        "a@b",
+        "", "if", "then", "else", "import", "def", "private", "true", "false", "a b", "-a", "1a",
+        "12", "1.5", "a.b", "'a'", "a\n", " a", "a ", "$a", "a\u{a0}", "a/b", "a:b", "a@b",
     ] {
         assert!(!is_bare_literal(s), "{s:?}");
     }

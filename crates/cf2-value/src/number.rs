@@ -90,10 +90,26 @@ impl Number {
         }
     }
 
-    /// Parses text that spells a number (`42`, `-3.5`, ` 7 `): what arithmetic accepts from
-    /// text (clarifications §7).
+    /// `f` rounded to 15 significant digits, as Perl's `%.15g` shows a number: the nearest
+    /// float to that decimal. Every output and every conversion to text shows a float so,
+    /// and a float so rounded reads back as itself (15 digits always survive a double).
+    pub fn perl_rounded(f: f64) -> f64 {
+        if !f.is_finite() || f == 0.0 {
+            return f;
+        }
+        // Near the largest float, 15 digits round up past it: keep the float as it is.
+        match format!("{f:.14e}").parse::<f64>() {
+            Ok(r) if r.is_finite() => r,
+            _ => f,
+        }
+    }
+
+    /// Parses text that spells a number: what arithmetic accepts from text (clarifications
+    /// §7). That is a number as CF2 writes one (`42`, `-3.5`: `-?[0-9]+(\.[0-9]+)?`), with
+    /// any ASCII white space around it, as Perl allows (`read()` of a file holding `42` and
+    /// a newline gives a number). No `+`, exponent, `.5`, `5.`, hex, `Inf` or `NaN`.
     pub fn parse_text(s: &str) -> Option<Number> {
-        let t = s.trim();
+        let t = s.trim_matches(|c: char| c.is_ascii_whitespace());
         let digits = t.strip_prefix('-').unwrap_or(t);
         if digits.is_empty() {
             return None;
@@ -119,14 +135,16 @@ impl Number {
     }
 }
 
-/// Decimal notation that reads back to the same number and kind: floats always carry a
-/// `.` (`1e300` is written out in full with `.0`), integers never do.
+/// Decimal notation, as Perl shows a number: an integer in full; a float with 15
+/// significant digits (`0.1 + 0.2` is `0.3`, [`Number::perl_rounded`]), never in exponent
+/// form (CF2 has none), and always with a `.` so that it reads back as a float (`1e300` is
+/// written out in full with `.0`). What is written reads back to a number written the same.
 impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Number::Int(i) => write!(f, "{i}"),
             Number::Float(x) => {
-                let s = format!("{x}");
+                let s = format!("{}", Number::perl_rounded(*x));
                 if s.contains('.') || s.contains("inf") || s.contains("NaN") {
                     write!(f, "{s}")
                 } else {
@@ -147,6 +165,31 @@ mod tests {
         assert_eq!(Number::Float(-45.67).to_string(), "-45.67");
         assert_eq!(Number::Float(3.0).to_string(), "3.0");
         assert!(Number::Float(1e300).to_string().ends_with(".0"));
+        assert_eq!(Number::Float(0.1 + 0.2).to_string(), "0.3");
+        assert_eq!(Number::Float(1.0 / 3.0).to_string(), "0.333333333333333");
+        assert_eq!(Number::Float(-2.0 / 3.0).to_string(), "-0.666666666666667");
+        assert_eq!(Number::Float(1e-7).to_string(), "0.0000001");
+        assert_eq!(
+            Number::Float(9007199254740993.0).to_string(),
+            "9007199254740990.0"
+        );
+        assert_eq!(Number::Float(-0.0).to_string(), "-0.0");
+    }
+
+    #[test]
+    fn perl_rounding_is_stable() {
+        for x in [
+            0.1 + 0.2,
+            1.0 / 3.0,
+            2.0 / 3.0,
+            1e300 / 7.0,
+            1e-300 / 3.0,
+            123456.789e10,
+        ] {
+            let shown = Number::Float(x).to_string();
+            let back: f64 = shown.parse().unwrap();
+            assert_eq!(Number::Float(back).to_string(), shown, "{x}");
+        }
     }
 
     #[test]
@@ -170,5 +213,10 @@ mod tests {
         assert_eq!(Number::parse_text("1e5"), None);
         assert_eq!(Number::parse_text("abc"), None);
         assert_eq!(Number::parse_text("1."), None);
+        assert_eq!(Number::parse_text(" 3\n"), Some(Number::Int(3)));
+        assert_eq!(Number::parse_text("\u{a0}3"), None);
+        for no in ["+3", ".5", "0x10", "Inf", "NaN", "- 3", "1 2", ""] {
+            assert_eq!(Number::parse_text(no), None, "{no:?}");
+        }
     }
 }

@@ -13,7 +13,8 @@ impl Serialize for Number {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match *self {
             Number::Int(i) => serializer.serialize_i64(i),
-            Number::Float(f) => serializer.serialize_f64(f),
+            // As Perl shows it (15 significant digits): `0.1 + 0.2` is written `0.3`.
+            Number::Float(f) => serializer.serialize_f64(Number::perl_rounded(f)),
         }
     }
 }

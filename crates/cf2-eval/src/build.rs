@@ -66,14 +66,28 @@ impl<'a> Evaluator<'a> {
         next: usize,
         scope: ScopeId,
     ) {
-        let Some(ident) = def.path.get(next) else {
+        let Some((name, defs)) = self.implicit_member(def, next, scope) else {
             return;
         };
-        let slot = self.new_slot(Name::Src(&ident.name), b);
+        let slot = self.new_slot(name, b);
+        let s = self.slot_mut(slot);
+        s.defs = defs;
+        s.private |= def.private && next + 1 == def.path.len();
+    }
+
+    /// The one member of the block holding `def.path[next]`, with its definitions: the
+    /// written mutations at the end of the path, else a `~>` of the block holding the rest.
+    fn implicit_member(
+        &mut self,
+        def: &'a ast::ResourceDef,
+        next: usize,
+        scope: ScopeId,
+    ) -> Option<(Name<'a>, Defs)> {
+        let ident = def.path.get(next)?;
         let file = self.scope(scope).file;
         let (prio, order): (Key, Order) = (Key::new(), smallvec::smallvec![0]);
-        if next + 1 == def.path.len() {
-            self.add_mutations(slot, def, scope, &prio, &order, file);
+        let defs = if next + 1 == def.path.len() {
+            self.mutation_defs(def, scope, &prio, &order, file)
         } else {
             let d = self.new_def(Def {
                 op: Op::Merge,
@@ -88,21 +102,22 @@ impl<'a> Evaluator<'a> {
                 site: def.span,
                 file,
             });
-            self.slot_mut(slot).defs.push(d);
-        }
+            smallvec::smallvec![d]
+        };
+        Some((Name::Src(&ident.name), defs))
     }
 
-    /// One definition per mutation of `def`, all for `slot`.
-    fn add_mutations(
+    /// One definition per mutation of `def` (`X => a ~(f)> b` is two).
+    fn mutation_defs(
         &mut self,
-        slot: SlotId,
         def: &'a ast::ResourceDef,
         scope: ScopeId,
         prio: &Key,
         order: &Order,
         file: FileId,
-    ) {
+    ) -> Defs {
         let many = def.mutations.len() > 1;
+        let mut defs = Defs::new();
         for (k, m) in def.mutations.iter().enumerate() {
             let op = match &m.op {
                 ast::MutationOp::Assign => Op::Assign,
@@ -118,7 +133,7 @@ impl<'a> Evaluator<'a> {
             } else {
                 (Key::from_slice(prio), Order::from_slice(order))
             };
-            let d = self.new_def(Def {
+            defs.push(self.new_def(Def {
                 op,
                 body: Body::Expr(&m.value, scope),
                 prio,
@@ -126,11 +141,91 @@ impl<'a> Evaluator<'a> {
                 private: def.private,
                 site: def.span,
                 file,
-            });
-            let s = self.slot_mut(slot);
-            s.defs.push(d);
-            s.private |= def.private;
+            }));
         }
+        defs
+    }
+
+    /// The definitions a resource statement gives its first name: its mutations, or for a
+    /// path (`a.b.c OP v`) one `~>` of the block holding the rest.
+    fn resource_defs(
+        &mut self,
+        r: &'a ast::ResourceDef,
+        scope: ScopeId,
+        prio: &Key,
+        order: &Order,
+        file: FileId,
+    ) -> Defs {
+        if r.path.len() == 1 {
+            return self.mutation_defs(r, scope, prio, order, file);
+        }
+        let d = self.new_def(Def {
+            op: Op::Merge,
+            body: Body::Implicit {
+                def: r,
+                next: 1,
+                scope,
+            },
+            prio: Key::from_slice(prio),
+            order: Order::from_slice(order),
+            private: false,
+            site: r.span,
+            file,
+        });
+        smallvec::smallvec![d]
+    }
+
+    /// A new source graph for a block body read from `file`.
+    fn new_instance(&mut self, file: FileId) -> InstId {
+        let inst = InstId(self.insts.len() as u32);
+        self.insts.push(Instance {
+            files: smallvec::smallvec![file],
+            edges: smallvec::smallvec![Vec::new()],
+            reach: None,
+        });
+        inst
+    }
+
+    /// What a merge reads of a block it only contributes, without building the block:
+    /// each member's name with its definitions, in reading order (`add` is called once
+    /// per definition). Only for an unbuilt implicit block (`a.b OP v`) or `{ ... }` body of
+    /// plain resources (most merged blocks); `false`, having done nothing, otherwise:
+    /// inline statements need the block.
+    pub(crate) fn read_plain_body(
+        &mut self,
+        b: BlockId,
+        add: &mut dyn FnMut(Name<'a>, DefId),
+    ) -> bool {
+        let (stmts, file, scope) = match self.block(b).state {
+            BlockState::Unbuilt(BuildSpec::Body { stmts, file, scope }) => (stmts, file, scope),
+            BlockState::Unbuilt(BuildSpec::Implicit { def, next, scope }) => {
+                if let Some((name, defs)) = self.implicit_member(def, next, scope) {
+                    for d in defs {
+                        add(name.clone(), d);
+                    }
+                }
+                return true;
+            }
+            _ => return false,
+        };
+        let plain = |st: &Statement| matches!(st, Statement::Resource(_) | Statement::Macro(_));
+        if !stmts.iter().all(plain) {
+            return false;
+        }
+        // The same keys and reading orders as `build_body` gives them.
+        let inst = self.new_instance(file);
+        let prio: Key = smallvec::smallvec![Step::Src(inst, 0)];
+        for (i, st) in stmts.iter().enumerate() {
+            let Statement::Resource(r) = st else { continue };
+            let Some(first) = r.path.first() else {
+                continue;
+            };
+            let order: Order = smallvec::smallvec![i as u32];
+            for d in self.resource_defs(r, scope, &prio, &order, file) {
+                add(Name::Src(&first.name), d);
+            }
+        }
+        true
     }
 
     fn build_body(
@@ -140,12 +235,7 @@ impl<'a> Evaluator<'a> {
         file: FileId,
         scope: ScopeId,
     ) -> R<()> {
-        let inst = InstId(self.insts.len() as u32);
-        self.insts.push(Instance {
-            files: smallvec::smallvec![file],
-            edges: smallvec::smallvec![Vec::new()],
-            reach: None,
-        });
+        let inst = self.new_instance(file);
         self.block_mut(b).inst = Some(inst);
         self.block_mut(b).state = BlockState::Building { reads: Vec::new() };
         let mut work = Work {
@@ -432,24 +522,11 @@ impl<'a> Evaluator<'a> {
             work.inline_defs.push((name, r.span));
         }
         let file = self.scope(src.scope).file;
-        if r.path.len() == 1 {
-            self.add_mutations(slot, r, src.scope, &src.prio, order, file);
-        } else {
-            let d = self.new_def(Def {
-                op: Op::Merge,
-                body: Body::Implicit {
-                    def: r,
-                    next: 1,
-                    scope: src.scope,
-                },
-                prio: Key::from_slice(&src.prio),
-                order: Order::from_slice(order),
-                private: false,
-                site: r.span,
-                file,
-            });
-            self.slot_mut(slot).defs.push(d);
-        }
+        let defs = self.resource_defs(r, src.scope, &src.prio, order, file);
+        let s = self.slot_mut(slot);
+        s.defs.extend_from_slice(&defs);
+        // A path (`private a.b => 1`) makes its inner resource private, not `a`.
+        s.private |= r.private && r.path.len() == 1;
     }
 
     /// An inline `if` branch or function call that gave a value: a block's resources join

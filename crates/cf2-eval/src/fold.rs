@@ -452,6 +452,15 @@ impl<'a> Evaluator<'a> {
                 }
                 return Err(EvalError::new(e));
             };
+            let read = ev.read_plain_body(*b, &mut |name, m| {
+                members
+                    .entry(name)
+                    .or_default()
+                    .push(Contribution { def: m, outer: d });
+            });
+            if read {
+                return Ok(());
+            }
             let at = d.map(|d| ev.def(d).site).unwrap_or_default();
             let count = ev.member_count(*b, at)?;
             for i in 0..count {

@@ -115,6 +115,20 @@ impl<'a> Evaluator<'a> {
     /// Folds a slot's definitions into its value.
     pub(crate) fn fold_slot(&mut self, s: SlotId) -> R<(Val, Outcome)> {
         let mut outcome = Outcome::recording(self.opts.trace);
+        let defs = &self.slot(s).defs;
+        let special = |d: &DefId| {
+            let op = &self.def(*d).op;
+            op.is_func("final") || op.is_func("default")
+        };
+        if !defs.iter().any(special) {
+            // Nearly every resource: neither `final` nor `default` definitions.
+            let value = match self.fold_set(s, defs.clone(), &mut outcome)? {
+                Folded::Undefined => Val::Undef,
+                Folded::Plain(v, _) => v,
+                Folded::Merge(members) => self.merged_block(s, members),
+            };
+            return Ok((value, outcome));
+        }
         let mut finals = Defs::new();
         let mut defaults = Defs::new();
         let mut normal = Defs::new();

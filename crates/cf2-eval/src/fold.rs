@@ -122,6 +122,11 @@ impl<'a> Evaluator<'a> {
         };
         if !defs.iter().any(special) {
             // Nearly every resource: neither `final` nor `default` definitions.
+            if let [only] = defs[..] {
+                if matches!(self.def(only).op, Op::Assign | Op::Merge) {
+                    return self.fold_lone(only, outcome);
+                }
+            }
             let value = match self.fold_set(s, defs.clone(), &mut outcome)? {
                 Folded::Undefined => Val::Undef,
                 Folded::Plain(v, _) => v,
@@ -166,6 +171,23 @@ impl<'a> Evaluator<'a> {
             Folded::Merge(members) => self.merged_block(s, members),
         };
         Ok((value, outcome))
+    }
+
+    /// A resource whose one definition is `=>` or `~>`: its value, as the general fold
+    /// finds it (`~>` over nothing is `=>`, clarifications §5), without ranking anything.
+    /// Most resources are such.
+    fn fold_lone(&mut self, d: DefId, mut outcome: Outcome) -> R<(Val, Outcome)> {
+        let v = self.def_value(d)?;
+        if v.is_undef() {
+            outcome.undefined(d);
+            return Ok((Val::Undef, outcome));
+        }
+        outcome.rule(match self.def(d).op {
+            Op::Merge => "merge (nothing below: assignment)",
+            _ => "assignment",
+        });
+        outcome.used(&[d]);
+        Ok((v, outcome))
     }
 
     /// Definitions that must all give the same value (`final`s, `default`s); the value of

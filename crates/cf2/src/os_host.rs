@@ -46,7 +46,10 @@ impl Host for OsHost {
                 self.0.read(buf)
             }
         }
-        let mut bytes = Vec::with_capacity(16 * 1024);
+        // The part read into is zeroed first (through `read`, std cannot know it need not
+        // be): 4 KiB holds a host file whole at a quarter of the cost of 16 KiB (1.5 % of a
+        // batch); bigger files take a few more `read`s.
+        let mut bytes = Vec::with_capacity(4 * 1024);
         Unsized(file).read_to_end(&mut bytes).ok()?;
         Some(bytes)
     }

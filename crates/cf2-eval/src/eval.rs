@@ -272,8 +272,8 @@ impl<'a> Evaluator<'a> {
             Ok((v, outcome)) => {
                 let slot = self.slot_mut(s);
                 slot.state = SlotState::Done(v.clone());
-                if outcome.on {
-                    slot.outcome = Some(Box::new(outcome));
+                if let Some(record) = outcome.record {
+                    slot.outcome = Some(record);
                 }
                 self.settled.push(s);
                 Ok(v)

@@ -204,11 +204,17 @@ pub enum SlotState {
     Failed(crate::error::EvalError),
 }
 
-/// How a slot's value came about (read by `-Deval` and `explain`). Recorded only when
-/// asked for (`on`): a compile that does not trace pays nothing for it.
+/// How a slot's value came about (read by `-Deval` and `explain`), while the fold runs.
+/// Recorded only when asked for: a compile that does not trace carries an empty pointer
+/// through its folds and pays nothing else.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
-    pub on: bool,
+    pub record: Option<Box<Record>>,
+}
+
+/// What an [`Outcome`] recorded.
+#[derive(Clone, Debug, Default)]
+pub struct Record {
     /// The rule that decided (`assignment`, `merge`, `max`, `final`, ...).
     pub rule: String,
     /// Definitions whose values make up the result.
@@ -223,32 +229,31 @@ pub struct Outcome {
 impl Outcome {
     pub fn recording(on: bool) -> Outcome {
         Outcome {
-            on,
-            ..Outcome::default()
+            record: on.then(Box::default),
         }
     }
 
     pub fn rule(&mut self, rule: &str) {
-        if self.on {
-            self.rule = rule.to_string();
+        if let Some(r) = &mut self.record {
+            r.rule = rule.to_string();
         }
     }
 
     pub fn used(&mut self, defs: &[DefId]) {
-        if self.on {
-            self.used.extend_from_slice(defs);
+        if let Some(r) = &mut self.record {
+            r.used.extend_from_slice(defs);
         }
     }
 
     pub fn overridden(&mut self, defs: &[DefId]) {
-        if self.on {
-            self.overridden.extend_from_slice(defs);
+        if let Some(r) = &mut self.record {
+            r.overridden.extend_from_slice(defs);
         }
     }
 
     pub fn undefined(&mut self, def: DefId) {
-        if self.on {
-            self.undefined.push(def);
+        if let Some(r) = &mut self.record {
+            r.undefined.push(def);
         }
     }
 }
@@ -263,7 +268,7 @@ pub struct Slot<'a> {
     pub defs: Defs,
     pub private: bool,
     pub state: SlotState,
-    pub outcome: Option<Box<Outcome>>,
+    pub outcome: Option<Box<Record>>,
 }
 
 /// How to build a block when it is first looked into.

@@ -398,7 +398,9 @@ impl<'a> Evaluator<'a> {
         // `typeof()` and `defined()` read only the kind of a value: a secret stays closed.
         // Custom functions are never given secrets (`crate::external` refuses them).
         let name = call.name.name.to_lowercase();
-        if ["typeof", "defined"].contains(&name.as_str())
+        // `ipaddr()` and `iphost()` refuse secrets: a look-up would send them to the name
+        // servers, so they must see the secret still closed.
+        if ["typeof", "defined", "ipaddr", "iphost"].contains(&name.as_str())
             || !crate::functions::STANDARD.contains(&name.as_str())
         {
             return self.call_function(call, sc);

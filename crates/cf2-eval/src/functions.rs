@@ -63,6 +63,26 @@ fn arg_error(call: &ast::Call, arg: &Expr, want: &str, got: &Val) -> EvalError {
     )
 }
 
+/// `ipaddr()` and `iphost()` are not given secrets: the look-up would send the secret to
+/// the name servers, in clear (docs/security.md §6). They are called with their argument
+/// still closed, so a secret (or a list holding one) is seen here.
+fn refuse_secret(call: &ast::Call, arg: &Expr, v: &Val) -> R<()> {
+    let Some(origin) = crate::secret::secret_origin(std::iter::once(v)) else {
+        return Ok(());
+    };
+    Err(EvalError::new(
+        Diagnostic::error(format!(
+            "`{}` cannot look up a secret: the name servers would see {}",
+            call.name.name,
+            v.describe()
+        ))
+        .at(arg.span)
+        .with_label(format!("this is a secret from {origin}"))
+        .note("a host name or address kept in a KeePass database is not looked up, so that it never leaves the compile (docs/security.md)")
+        .hint("write the host name or address in the configuration, or keep it outside the database"),
+    ))
+}
+
 impl<'a> Evaluator<'a> {
     pub(crate) fn call_function(&mut self, call: &'a ast::Call, sc: ScopeId) -> R<Val> {
         let name = call.name.name.to_lowercase();
@@ -119,6 +139,7 @@ impl<'a> Evaluator<'a> {
             }
             "ipaddr" => {
                 let (arg, v) = self.one_arg(call, sc)?;
+                refuse_secret(call, arg, &v)?;
                 let Some(host) = v.text() else {
                     return Err(arg_error(call, arg, "a host name", &v));
                 };
@@ -139,6 +160,7 @@ impl<'a> Evaluator<'a> {
             }
             "iphost" => {
                 let (arg, v) = self.one_arg(call, sc)?;
+                refuse_secret(call, arg, &v)?;
                 let Some(addr) = v.text() else {
                     return Err(arg_error(call, arg, "an IPv4 address", &v));
                 };

@@ -615,7 +615,20 @@ impl<'a> Evaluator<'a> {
             }
             d = d.note(d_note);
         }
-        if self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
+        // `gpg --clearsign f.cf2` writes `f.cf2.asc` (reference §5.3: "an additional `.asc`
+        // extension which can usually be removed"). It is not searched: which file is
+        // compiled must not depend on what gpg left beside it. Say so when it is there.
+        let asc = tried.iter().find_map(|p| {
+            let text = p.to_str()?;
+            let asc = PathBuf::from(format!("{text}.asc"));
+            (text.ends_with(".cf2") && self.host.is_file(&asc)).then_some((text.to_string(), asc))
+        });
+        if let Some((cf2, asc)) = asc {
+            d = d.hint(format!(
+                "`{}` is there: gpg --clearsign adds `.asc` to the name; rename it to `{cf2}`",
+                asc.display()
+            ));
+        } else if self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
             d = d.hint("set CF2PATH to a colon-separated list of directories to search");
         }
         Err(EvalError::new(d))

@@ -132,6 +132,24 @@ impl LuaFunctions {
                 }
             }
         }
+        // The original compiler's functions were Perl modules (reference §6): one on the
+        // path is named, so that it is not taken for a missing function, and never run.
+        let perl = format!("{name}.pm");
+        for dir in &self.dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let found = entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .find(|f| f.to_lowercase() == perl);
+            if let Some(file) = found {
+                return Err(format!(
+                    "`{}` is a Perl module, and cf2 runs functions written in Lua: write the function as `{name}.lua` (docs/functions.md)",
+                    dir.join(file).display()
+                ));
+            }
+        }
         Ok(None)
     }
 }

@@ -1,0 +1,5 @@
+Proto (NUMBER, NUMBER);
+sub Eval ($$) {
+  my ($args, $ctx) = @_;
+  return OK($args->[0]+$args->[1]);
+}

@@ -149,12 +149,15 @@ impl<'a> Evaluator<'a> {
                             .at(arg.span),
                     )
                 })?;
-                let mut v4: Vec<String> = addrs
-                    .iter()
-                    .filter(|a| a.is_ipv4())
-                    .map(|a| a.to_string())
-                    .collect();
-                v4.dedup();
+                // Resolvers repeat an address once per socket type: keep each once, in
+                // the order first given.
+                let mut v4: Vec<String> = Vec::new();
+                for a in addrs.iter().filter(|a| a.is_ipv4()) {
+                    let a = a.to_string();
+                    if !v4.contains(&a) {
+                        v4.push(a);
+                    }
+                }
                 let items = v4.into_iter().map(|a| Val::Lit(a.into())).collect();
                 self.list_of(items, call.span)
             }

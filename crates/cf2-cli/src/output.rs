@@ -7,7 +7,7 @@ use crate::{color, usage_error, CompileArgs};
 use cf2_eval::{evaluate, Loader, Main};
 use cf2_output::Format;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// One `-o NAME[:PATH]`.
@@ -124,11 +124,11 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
         }
     }
     for (r, tmp) in staged {
-        if let Err(e) = tmp.persist(&r.name) {
+        if let Err(e) = tmp.commit() {
             eprintln!(
                 "cf2: error: cannot write `{}`: {}",
                 r.name,
-                write_reason(&r.name, &e.error)
+                write_reason(&r.name, &e)
             );
             return ExitCode::from(1);
         }
@@ -175,18 +175,55 @@ pub fn io_reason(e: &std::io::Error) -> String {
 /// Writes a file whole or not at all: a temporary file in the same directory, renamed into
 /// place, so a reader sees the old file or the new one, never a part. `durable` also flushes
 /// it to disk before the rename (so a power cut cannot leave an empty file); batch compiles
-/// skip that, since one flush per host dominated their run time.
+/// skip that, since one flush per host dominated their run time. See [`stage`] for devices,
+/// pipes and symbolic links.
 pub fn write_atomic(path: &Path, data: &[u8], durable: bool) -> std::io::Result<()> {
-    stage(path, data, durable)?
-        .persist(path)
-        .map_err(|e| e.error)?;
-    Ok(())
+    stage(path, data, durable)?.commit()
 }
 
-/// Writes `data` to a temporary file beside `path`, ready to be renamed into place; dropped,
-/// it is removed.
-fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<tempfile::NamedTempFile> {
-    let dir = match path.parent() {
+/// An output ready to be put in place.
+pub enum Staged {
+    /// A temporary file beside the target, renamed over it.
+    File(tempfile::NamedTempFile, PathBuf),
+    /// An existing device or pipe (`/dev/null`, `/dev/stdout`, a FIFO), written in place:
+    /// a file renamed over it would replace it (as root, `-o /dev/null` would turn
+    /// `/dev/null` into a regular file).
+    InPlace(PathBuf, Vec<u8>),
+}
+
+impl Staged {
+    pub fn commit(self) -> std::io::Result<()> {
+        match self {
+            Staged::File(tmp, target) => tmp.persist(target).map(|_| ()).map_err(|e| e.error),
+            Staged::InPlace(target, data) => std::fs::OpenOptions::new()
+                .write(true)
+                .open(target)?
+                .write_all(&data),
+        }
+    }
+}
+
+/// Prepares `data` for `path`. A symbolic link is followed (the file it points to gets the
+/// new content; the link stays), and an existing file that is not a regular file (a
+/// device, a pipe) is written in place when committed. Otherwise the data goes to a
+/// temporary file beside the target, ready to be renamed into place; dropped, it is removed.
+fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let target = if is_link {
+        // A dangling link: the file it names is created.
+        std::fs::canonicalize(path).unwrap_or_else(|_| match std::fs::read_link(path) {
+            Ok(to) => path.parent().map_or(to.clone(), |dir| dir.join(&to)),
+            Err(_) => path.to_path_buf(),
+        })
+    } else {
+        path.to_path_buf()
+    };
+    if let Ok(meta) = std::fs::metadata(&target) {
+        if !meta.is_file() && !meta.is_dir() {
+            return Ok(Staged::InPlace(target, data.to_vec()));
+        }
+    }
+    let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
@@ -203,5 +240,5 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<tempfile::N
     if durable {
         tmp.as_file().sync_all()?;
     }
-    Ok(tmp)
+    Ok(Staged::File(tmp, target))
 }

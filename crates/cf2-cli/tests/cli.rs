@@ -528,3 +528,58 @@ fn main_file_default_extension() {
         stderr(&o)
     );
 }
+
+/// `-o /dev/null` (checking that a configuration compiles) writes into the device: a file
+/// renamed over it would replace `/dev/null` itself when run as root.
+#[cfg(unix)]
+#[test]
+fn output_to_a_device_writes_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = project("A => 1\n");
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "/dev/null"]);
+    assert_exit(&o, 0);
+    let kind = fs::metadata("/dev/null").expect("/dev/null").file_type();
+    assert!(kind.is_char_device(), "/dev/null is no longer a device");
+}
+
+/// A named pipe is written into, not replaced.
+#[cfg(unix)]
+#[test]
+fn output_to_a_pipe_writes_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = project("A => 1\n");
+    let fifo = dir.path().join("out.json");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read_to_string(fifo).unwrap_or_default())
+    };
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "out.json"]);
+    assert_exit(&o, 0);
+    assert_eq!(reader.join().unwrap_or_default(), "{\n  \"A\": 1\n}\n");
+    let kind = fs::symlink_metadata(&fifo).expect("the pipe").file_type();
+    assert!(kind.is_fifo(), "the pipe was replaced");
+}
+
+/// An output that is a symbolic link keeps the link: the file it points to gets the
+/// content (and is created if the link dangles).
+#[cfg(unix)]
+#[test]
+fn output_through_a_symbolic_link_keeps_the_link() {
+    let dir = project("A => 1\n");
+    fs::create_dir(dir.path().join("real")).expect("mkdir");
+    std::os::unix::fs::symlink("real/t.json", dir.path().join("out.json")).expect("symlink");
+    for (source, want) in [("A => 1\n", "1"), ("A => 2\n", "2")] {
+        fs::write(dir.path().join("main.cf2"), source).expect("write main.cf2");
+        let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "out.json"]);
+        assert_exit(&o, 0);
+        let link = fs::symlink_metadata(dir.path().join("out.json")).expect("the link");
+        assert!(link.file_type().is_symlink(), "the link was replaced");
+        let text = fs::read_to_string(dir.path().join("real/t.json")).unwrap_or_default();
+        assert_eq!(text, format!("{{\n  \"A\": {want}\n}}\n"));
+    }
+}

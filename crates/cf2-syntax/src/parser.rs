@@ -1694,6 +1694,17 @@ impl<'a> Parser<'a> {
             ExprKind::Literal(_) if matches!(n.kind, Tok::Word | Tok::Number) => {
                 d.hint("text containing spaces must be quoted, e.g. `'two words'`")
             }
+            // `2nd`: a number, then a word right after it.
+            ExprKind::Number(_) if n.kind == Tok::Word && n.start == v.span.end as usize => {
+                let text = self
+                    .lex
+                    .src()
+                    .get(v.span.start as usize..n.end)
+                    .unwrap_or_default();
+                d.hint(format!(
+                    "text that starts with a digit must be quoted: `'{text}'`"
+                ))
+            }
             _ => d,
         }
     }

@@ -214,6 +214,16 @@ fn signed_imports_through_the_command_line() {
         "{}",
         err(&o)
     );
+    // Without --gpghome, the keyring gpg itself uses is named ($GNUPGHOME here).
+    let o = cf2(dir.path(), &["main.cf2"], &[("GNUPGHOME", oh.as_str())]);
+    exit(&o, 1);
+    assert!(
+        err(&o).contains(&format!(
+            "which is not in the keyring in `{oh}` ($GNUPGHOME)"
+        )),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]

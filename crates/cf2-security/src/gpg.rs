@@ -146,7 +146,15 @@ impl Gpg {
     fn keyring_name(&self) -> String {
         match &self.home {
             Some(h) => format!("the keyring in `{}`", h.display()),
-            None => "the keyring (~/.gnupg, or $GNUPGHOME)".to_string(),
+            // Where gpg itself looks: $GNUPGHOME, else ~/.gnupg.
+            None => match (std::env::var_os("GNUPGHOME"), std::env::var_os("HOME")) {
+                (Some(h), _) => format!("the keyring in `{}` ($GNUPGHOME)", h.to_string_lossy()),
+                (None, Some(home)) => format!(
+                    "the keyring in `{}`",
+                    std::path::Path::new(&home).join(".gnupg").display()
+                ),
+                (None, None) => "the keyring (~/.gnupg)".to_string(),
+            },
         }
     }
 

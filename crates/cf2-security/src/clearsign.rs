@@ -24,6 +24,12 @@ impl std::fmt::Display for NotClean {
     }
 }
 
+/// Binary OpenPGP data (what `gpg --sign` writes) starts with a packet header, a byte with
+/// its high bit set (RFC 4880 §4.2), and is not UTF-8 text.
+fn is_binary_openpgp(data: &[u8]) -> bool {
+    matches!(data.first(), Some(b) if *b >= 0x80 && std::str::from_utf8(data).is_err())
+}
+
 /// The signed text of a clearsigned file.
 pub fn signed_text(data: &[u8]) -> Result<Vec<u8>, NotClean> {
     let bad = |m: &str| Err(NotClean(m.to_string()));
@@ -42,6 +48,11 @@ pub fn signed_text(data: &[u8]) -> Result<Vec<u8>, NotClean> {
         }
         if trim_end(line) == BEGIN_MESSAGE.as_bytes() {
             break;
+        }
+        // `gpg --sign` writes an OpenPGP message (binary, or armoured with `--armor`):
+        // the text is inside it, not beside a signature, so it cannot be read as text.
+        if n == 1 && (trim_end(line) == b"-----BEGIN PGP MESSAGE-----" || is_binary_openpgp(data)) {
+            return bad("it is an OpenPGP message, as `gpg --sign` writes, not a clearsigned text (sign it with `gpg --clearsign`)");
         }
         return Err(NotClean(format!("line {n} comes before `{BEGIN_MESSAGE}`")));
     }
@@ -150,6 +161,14 @@ mod tests {
     }
 
     #[test]
+    fn names_gpg_sign_output() {
+        // A compressed-data packet, as `gpg --sign` starts its output.
+        let binary = [0xA3, 0x01, 0x9B, 0xC0, 0xCC, 0xFF, b'\n', 0x00];
+        let e = signed_text(&binary).unwrap_err();
+        assert!(e.0.contains("`gpg --clearsign`"), "{e}");
+    }
+
+    #[test]
     fn refuses_anything_else() {
         let cases = [
             ("A => 1\n", "comes before"),
@@ -164,6 +183,10 @@ mod tests {
             (
                 "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nA => 1\n",
                 "no signature",
+            ),
+            (
+                "-----BEGIN PGP MESSAGE-----\n\nowGbwMvMwCV2\n-----END PGP MESSAGE-----\n",
+                "`gpg --sign`",
             ),
             (
                 "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nA\n-----BEGIN PGP SIGNATURE-----\nxx\n",

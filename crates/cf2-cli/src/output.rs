@@ -208,17 +208,19 @@ impl Staged {
 /// device, a pipe) is written in place when committed. Otherwise the data goes to a
 /// temporary file beside the target, ready to be renamed into place; dropped, it is removed.
 fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
-    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let target = if is_link {
-        // A dangling link: the file it names is created.
-        std::fs::canonicalize(path).unwrap_or_else(|_| match std::fs::read_link(path) {
+    // One `lstat` in the common case (a regular file, or none yet): batch mode pays it per
+    // host.
+    let mut target = path.to_path_buf();
+    let mut found = std::fs::symlink_metadata(path).ok();
+    if found.as_ref().is_some_and(|m| m.file_type().is_symlink()) {
+        // Followed; a dangling link names the file to create.
+        target = std::fs::canonicalize(path).unwrap_or_else(|_| match std::fs::read_link(path) {
             Ok(to) => path.parent().map_or(to.clone(), |dir| dir.join(&to)),
             Err(_) => path.to_path_buf(),
-        })
-    } else {
-        path.to_path_buf()
-    };
-    if let Ok(meta) = std::fs::metadata(&target) {
+        });
+        found = std::fs::metadata(&target).ok();
+    }
+    if let Some(meta) = found {
         if !meta.is_file() && !meta.is_dir() {
             return Ok(Staged::InPlace(target, data.to_vec()));
         }

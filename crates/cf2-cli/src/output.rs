@@ -182,7 +182,7 @@ pub fn write_atomic(path: &Path, data: &[u8], durable: bool) -> std::io::Result<
 }
 
 /// An output ready to be put in place.
-pub enum Staged {
+enum Staged {
     /// A temporary file beside the target, renamed over it.
     File(tempfile::NamedTempFile, PathBuf),
     /// An existing device or pipe (`/dev/null`, `/dev/stdout`, a FIFO), written in place:
@@ -192,7 +192,7 @@ pub enum Staged {
 }
 
 impl Staged {
-    pub fn commit(self) -> std::io::Result<()> {
+    fn commit(self) -> std::io::Result<()> {
         match self {
             Staged::File(tmp, target) => tmp.persist(target).map(|_| ()).map_err(|e| e.error),
             Staged::InPlace(target, data) => std::fs::OpenOptions::new()

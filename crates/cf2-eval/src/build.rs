@@ -75,8 +75,8 @@ impl<'a> Evaluator<'a> {
         s.private |= def.private && next + 1 == def.path.len();
     }
 
-    /// The one member of the block holding `def.path[next]`, with its definitions: the
-    /// written mutations at the end of the path, else a `~>` of the block holding the rest.
+    /// The one member of the block holding `def.path[next]`, with its definitions (see
+    /// [`Evaluator::path_defs`]), keyed relative to that block.
     fn implicit_member(
         &mut self,
         def: &'a ast::ResourceDef,
@@ -86,24 +86,7 @@ impl<'a> Evaluator<'a> {
         let ident = def.path.get(next)?;
         let file = self.scope(scope).file;
         let (prio, order): (Key, Order) = (Key::new(), smallvec::smallvec![0]);
-        let defs = if next + 1 == def.path.len() {
-            self.mutation_defs(def, scope, &prio, &order, file)
-        } else {
-            let d = self.new_def(Def {
-                op: Op::Merge,
-                body: Body::Implicit {
-                    def,
-                    next: next + 1,
-                    scope,
-                },
-                prio,
-                order,
-                private: false,
-                site: def.span,
-                file,
-            });
-            smallvec::smallvec![d]
-        };
+        let defs = self.path_defs(def, next, scope, &prio, &order, file);
         Some((Name::Src(&ident.name), defs))
     }
 
@@ -146,30 +129,31 @@ impl<'a> Evaluator<'a> {
         defs
     }
 
-    /// The definitions a resource statement gives its first name: its mutations, or for a
-    /// path (`a.b.c OP v`) one `~>` of the block holding the rest.
-    fn resource_defs(
+    /// The definitions `def.path[at]` gets: the written mutations at the end of the path,
+    /// else one `~>` of the block holding the rest (`a.b.c OP v`).
+    fn path_defs(
         &mut self,
-        r: &'a ast::ResourceDef,
+        def: &'a ast::ResourceDef,
+        at: usize,
         scope: ScopeId,
         prio: &Key,
         order: &Order,
         file: FileId,
     ) -> Defs {
-        if r.path.len() == 1 {
-            return self.mutation_defs(r, scope, prio, order, file);
+        if at + 1 >= def.path.len() {
+            return self.mutation_defs(def, scope, prio, order, file);
         }
         let d = self.new_def(Def {
             op: Op::Merge,
             body: Body::Implicit {
-                def: r,
-                next: 1,
+                def,
+                next: at + 1,
                 scope,
             },
             prio: Key::from_slice(prio),
             order: Order::from_slice(order),
             private: false,
-            site: r.span,
+            site: def.span,
             file,
         });
         smallvec::smallvec![d]
@@ -221,7 +205,7 @@ impl<'a> Evaluator<'a> {
                 continue;
             };
             let order: Order = smallvec::smallvec![i as u32];
-            for d in self.resource_defs(r, scope, &prio, &order, file) {
+            for d in self.path_defs(r, 0, scope, &prio, &order, file) {
                 add(Name::Src(&first.name), d);
             }
         }
@@ -522,7 +506,7 @@ impl<'a> Evaluator<'a> {
             work.inline_defs.push((name, r.span));
         }
         let file = self.scope(src.scope).file;
-        let defs = self.resource_defs(r, src.scope, &src.prio, order, file);
+        let defs = self.path_defs(r, 0, src.scope, &src.prio, order, file);
         let s = self.slot_mut(slot);
         s.defs.extend_from_slice(&defs);
         // A path (`private a.b => 1`) makes its inner resource private, not `a`.

@@ -282,7 +282,7 @@ impl Checker {
 
 /// True if the condition matches a regex directly (`=~`/`!~` in its own expression, not
 /// inside a nested block). Collects the spans of capturing regex literals.
-fn regex_matches(e: &Expr, capturing: &mut Vec<cf2_syntax::Span>) -> bool {
+pub(crate) fn regex_matches(e: &Expr, capturing: &mut Vec<cf2_syntax::Span>) -> bool {
     match &e.kind {
         ExprKind::Binary(op, a, b) => {
             let here = matches!(op, BinaryOp::Match | BinaryOp::NotMatch);

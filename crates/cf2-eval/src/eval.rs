@@ -272,10 +272,11 @@ impl<'a> Evaluator<'a> {
             Ok((v, outcome)) => {
                 let slot = self.slot_mut(s);
                 slot.state = SlotState::Done(v.clone());
+                // Only a traced slot is read back (provenance, in settling order).
                 if let Some(record) = outcome.record {
                     slot.outcome = Some(record);
+                    self.settled.push(s);
                 }
-                self.settled.push(s);
                 Ok(v)
             }
             Err(mut e) => {

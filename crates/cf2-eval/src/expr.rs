@@ -377,7 +377,7 @@ impl<'a> Evaluator<'a> {
             }),
             // A regex match was written but not evaluated (`true || $X =~ /(a)/`): the
             // condition still owns the captures, and `match()` says why there are none.
-            None if has_match_op(cond) => Some(Captures {
+            None if crate::checks::regex_matches(cond, &mut Vec::new()) => Some(Captures {
                 unevaluated: true,
                 ..Captures::default()
             }),
@@ -657,15 +657,4 @@ pub(crate) fn too_deep(at: Span) -> EvalError {
         ))
         .at(at),
     )
-}
-
-/// True if `e` matches a regex (`=~`, `!~`) at the level of the condition's operators.
-fn has_match_op(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Binary(op, a, b) => {
-            matches!(op, BinaryOp::Match | BinaryOp::NotMatch) || has_match_op(a) || has_match_op(b)
-        }
-        ExprKind::Unary(_, a) => has_match_op(a),
-        _ => false,
-    }
 }

@@ -116,36 +116,30 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn fold_slot(&mut self, s: SlotId) -> R<(Val, Outcome)> {
         let mut outcome = Outcome::recording(self.opts.trace);
         let defs = &self.slot(s).defs;
+        if let [only] = defs[..] {
+            if matches!(self.def(only).op, Op::Assign | Op::Merge) {
+                return self.fold_lone(only, outcome);
+            }
+        }
         let special = |d: &DefId| {
             let op = &self.def(*d).op;
             op.is_func("final") || op.is_func("default")
         };
-        if !defs.iter().any(special) {
-            // Nearly every resource: neither `final` nor `default` definitions.
-            if let [only] = defs[..] {
-                if matches!(self.def(only).op, Op::Assign | Op::Merge) {
-                    return self.fold_lone(only, outcome);
+        let (mut finals, mut defaults, mut normal) = (Defs::new(), Defs::new(), Defs::new());
+        if defs.iter().any(special) {
+            for &d in defs {
+                let op = &self.def(d).op;
+                if op.is_func("final") {
+                    finals.push(d);
+                } else if op.is_func("default") {
+                    defaults.push(d);
+                } else {
+                    normal.push(d);
                 }
             }
-            let value = match self.fold_set(s, defs.clone(), &mut outcome)? {
-                Folded::Undefined => Val::Undef,
-                Folded::Plain(v, _) => v,
-                Folded::Merge(members) => self.merged_block(s, members),
-            };
-            return Ok((value, outcome));
-        }
-        let mut finals = Defs::new();
-        let mut defaults = Defs::new();
-        let mut normal = Defs::new();
-        for &d in &self.slot(s).defs {
-            let op = &self.def(d).op;
-            if op.is_func("final") {
-                finals.push(d);
-            } else if op.is_func("default") {
-                defaults.push(d);
-            } else {
-                normal.push(d);
-            }
+        } else {
+            // Nearly every resource: neither `final` nor `default` definitions.
+            normal = defs.clone();
         }
         if !finals.is_empty() {
             if let Some((v, winner)) = self.agreeing(s, &finals, "final")? {
@@ -225,11 +219,7 @@ impl<'a> Evaluator<'a> {
 
     /// The priority order among `set`, compared once per fold (see [`Ranking`]).
     fn ranking(&self, set: &[DefId]) -> Ranking {
-        let mut r = Ranking {
-            keys: Defs::new(),
-            above: smallvec::SmallVec::new(),
-            key_of: smallvec::SmallVec::new(),
-        };
+        let mut r = Ranking::default();
         for &d in set {
             let prio = &self.def(d).prio;
             let i = match r.keys.iter().position(|&k| self.def(k).prio == *prio) {
@@ -576,11 +566,7 @@ impl<'a> Evaluator<'a> {
             return c.def;
         };
         let outer = self.def(outer);
-        let (prio, order) = (
-            Key::from_slice(&outer.prio),
-            Order::from_slice(&outer.order),
-        );
-        let copy = self.def(c.def).placed_in(&prio, &order);
+        let copy = self.def(c.def).placed_in(&outer.prio, &outer.order);
         self.new_def(copy)
     }
 

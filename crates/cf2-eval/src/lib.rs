@@ -204,7 +204,7 @@ fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec
             } else {
                 path
             };
-            let full = host::normalize(&ev.cwd.clone().join(path));
+            let full = host::normalize(&ev.cwd.join(path));
             // A clearsigned main file is verified and its signed content compiled.
             let shown = path.display().to_string();
             // Whether the file exists is asked only when it could not be loaded: a
@@ -213,18 +213,17 @@ fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec
                 .load_source(&full, None, None, Some(shown))
                 .map_err(|e| {
                     if ev.host.is_file(&full) {
-                        flatten(e)
-                    } else {
-                        let also = if path == with_ext_of(path).as_path() {
-                            String::new()
-                        } else {
-                            format!(" (nor `{}`)", with_ext_of(path).display())
-                        };
-                        vec![Diagnostic::error(format!(
-                            "cannot read `{}`: no such file{also}",
-                            path.display()
-                        ))]
+                        return flatten(e);
                     }
+                    let also = if path == with_ext.as_path() {
+                        String::new()
+                    } else {
+                        format!(" (nor `{}`)", with_ext.display())
+                    };
+                    vec![Diagnostic::error(format!(
+                        "cannot read `{}`: no such file{also}",
+                        path.display()
+                    ))]
                 })?;
             match ev.loader.get(id) {
                 Some(f) => f,

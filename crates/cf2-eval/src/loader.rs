@@ -110,6 +110,14 @@ struct ResolvedImport {
     file: FileId,
 }
 
+impl ResolvedImport {
+    fn is(&self, name: &str, importer_dir: &Path, project_dir: &Path) -> bool {
+        *self.name == *name
+            && *self.importer_dir == *importer_dir.as_os_str()
+            && *self.project_dir == *project_dir.as_os_str()
+    }
+}
+
 /// An import search: (name, importing directory, default extensions, project directory).
 pub type SearchKey = (String, OsString, bool, OsString);
 
@@ -179,12 +187,11 @@ impl Loader {
         let cache = self.shared();
         let hash = cache.import_hash(name, importer_dir, project_dir);
         let imports = cache.imports.lock().unwrap_or_else(|e| e.into_inner());
-        imports.get(&hash)?.iter().find_map(|r| {
-            (*r.name == *name
-                && *r.importer_dir == *importer_dir.as_os_str()
-                && *r.project_dir == *project_dir.as_os_str())
-            .then_some(r.file)
-        })
+        imports
+            .get(&hash)?
+            .iter()
+            .find(|r| r.is(name, importer_dir, project_dir))
+            .map(|r| r.file)
     }
 
     /// Remembers where an import resolved (see [`Loader::resolved_import`]).
@@ -197,28 +204,24 @@ impl Loader {
     ) {
         // A compile's own main file is not shared: its id means another file in the
         // next compile of the batch.
-        let own = self.parent.is_some() && file.0 >= CHILD_IDS;
-        if own
-            || self
-                .resolved_import(name, importer_dir, project_dir)
-                .is_some()
-        {
+        if self.parent.is_some() && file.0 >= CHILD_IDS {
             return;
         }
         let cache = self.shared();
         let hash = cache.import_hash(name, importer_dir, project_dir);
-        cache
-            .imports
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(hash)
-            .or_default()
-            .push(ResolvedImport {
+        let mut imports = cache.imports.lock().unwrap_or_else(|e| e.into_inner());
+        let entries = imports.entry(hash).or_default();
+        if !entries
+            .iter()
+            .any(|r| r.is(name, importer_dir, project_dir))
+        {
+            entries.push(ResolvedImport {
                 name: name.into(),
                 importer_dir: importer_dir.as_os_str().into(),
                 project_dir: project_dir.as_os_str().into(),
                 file,
             });
+        }
     }
 
     fn import_hash(&self, name: &str, importer_dir: &Path, project_dir: &Path) -> u64 {

@@ -122,31 +122,16 @@ impl<'a> Evaluator<'a> {
         secret_if(result, origin)
     }
 
-    /// `64-bit`, written without spaces, reads as 64 minus `bit`: suggest quoting it.
-    fn unquoted_text_hint(
-        &self,
-        e: EvalError,
-        op: BinaryOp,
-        lv: &Val,
-        rv: &Val,
-        l_at: Span,
-        r_at: Span,
-    ) -> EvalError {
+    /// `64-bit`, written without spaces, reads as 64 minus `bit`: the text as written, to
+    /// suggest quoting it.
+    fn digit_first_text(&self, lv: &Val, rv: &Val, l_at: Span, r_at: Span) -> Option<String> {
         let adjacent = l_at.file == r_at.file && l_at.end.checked_add(1) == Some(r_at.start);
-        if op != BinaryOp::Sub || !adjacent || !matches!((lv, rv), (Val::Num(_), Val::Lit(_))) {
-            return e;
-        }
-        let whole = Span {
-            file: l_at.file,
-            start: l_at.start,
-            end: r_at.end,
-        };
-        let text = cf2_syntax::Sources::snippet(self.loader, whole);
-        let mut e = e;
-        e.diag.hint = Some(format!(
-            "text that starts with a digit must be quoted: `'{text}'`"
-        ));
-        e
+        (adjacent && matches!((lv, rv), (Val::Num(_), Val::Lit(_)))).then(|| {
+            self.source_text(Span {
+                end: r_at.end,
+                ..l_at
+            })
+        })
     }
 
     /// `lv OP rv` for the operators that evaluate both sides. Computes with the values
@@ -206,8 +191,15 @@ impl<'a> Evaluator<'a> {
                     return Err(type_error(sym, "left side", lv, "numbers", l_at));
                 };
                 let Some(y) = numeric(b) else {
-                    let e = type_error(sym, "right side", rv, "numbers", r_at);
-                    return Err(self.unquoted_text_hint(e, op, lv, rv, l_at, r_at));
+                    let mut e = type_error(sym, "right side", rv, "numbers", r_at);
+                    if op == BinaryOp::Sub {
+                        if let Some(text) = self.digit_first_text(lv, rv, l_at, r_at) {
+                            e.diag.hint = Some(format!(
+                                "text that starts with a digit must be quoted: `'{text}'`"
+                            ));
+                        }
+                    }
+                    return Err(e);
                 };
                 let result = match op {
                     BinaryOp::Add => x.checked_add(y),

@@ -126,15 +126,17 @@ impl Compiler {
                     text,
                     warnings: e.warnings,
                 }),
-                Err(o) => Err(Error {
-                    diagnostics: vec![Diagnostic::error(o.to_string())],
-                    loader: self.loader.clone(),
-                }),
+                Err(o) => Err(self.error(vec![Diagnostic::error(o.to_string())])),
             },
-            Err(f) => Err(Error {
-                diagnostics: f.errors,
-                loader: self.loader.clone(),
-            }),
+            Err(f) => Err(self.error(f.errors)),
+        }
+    }
+
+    /// A failed compile, its diagnostics rendered from this compiler's sources.
+    fn error(&self, diagnostics: Vec<Diagnostic>) -> Error {
+        Error {
+            diagnostics,
+            loader: self.loader.clone(),
         }
     }
 
@@ -146,10 +148,7 @@ impl Compiler {
                 trace: e.trace,
                 provenance: e.provenance,
             }),
-            Err(f) => Err(Error {
-                diagnostics: f.errors,
-                loader: self.loader.clone(),
-            }),
+            Err(f) => Err(self.error(f.errors)),
         }
     }
 

@@ -3,14 +3,14 @@
 //! is read and parsed once. Each output is written atomically; a host that fails writes
 //! nothing and is reported, and the others still compile.
 
-use crate::output::write_atomic;
+use crate::output::OutDir;
 use crate::{color, usage_error, CompileArgs};
 use cf2_eval::{evaluate_into, Loader, Main};
 use cf2_output::Format;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -57,11 +57,13 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     } else {
         None
     };
+    // Listed once: a name not in it is new and written without `lstat` or a temporary name.
+    let out_dir = OutDir::open(dir);
     let failed = AtomicUsize::new(0);
     let ext = format.name();
     pool.install(|| {
         args.files.par_iter().for_each(|file| {
-            let out: PathBuf = dir.join(format!("{}.{ext}", stem(file)));
+            let out = format!("{}.{ext}", stem(file));
             let report = |text: String| match &bar {
                 Some(b) => b.suspend(|| eprint!("{text}")),
                 None => eprint!("{text}"),
@@ -97,7 +99,8 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
                             }
                         })
                         .and_then(|data| {
-                            write_atomic(&out, &data, false)
+                            out_dir
+                                .write(&out, &data)
                                 .map_err(|e| crate::output::io_reason(&e))
                         });
                     if let Err(msg) = written {

@@ -244,3 +244,273 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
     }
     Ok(Staged::File(tmp, target))
 }
+
+/// The directory of a batch (`--out-dir`), with the names it held when the batch started.
+///
+/// An output whose name was not there is new: on Linux it is written into an unnamed file
+/// (`O_TMPFILE`) that `linkat` then gives its name. A link never replaces anything, so the
+/// file appears whole or not at all (a killed process leaves nothing, not even a temporary
+/// name), and a name that appeared meanwhile — a pipe, a link, a file — makes it fail with
+/// `EEXIST` instead of being overwritten. That takes `open`, `write`, `linkat`, `close`
+/// where [`write_atomic`] takes `lstat`, `open`, `write`, `close`, `rename`, with no path
+/// walk from the root but the short one of `/proc/self/fd/N`.
+///
+/// Every other output — a name that was there (a file to replace, a device or pipe to write
+/// into, a link to follow), a new name that failed (`EEXIST`), or any output once unnamed
+/// files turned out not to work here (no `O_TMPFILE` on this file system, no `/proc`) —
+/// goes through [`write_atomic`], which also reports the errors.
+pub struct OutDir {
+    path: PathBuf,
+    existing: std::collections::HashSet<std::ffi::OsString>,
+    #[cfg(target_os = "linux")]
+    fd: Option<std::fs::File>,
+    unnamed: std::sync::atomic::AtomicBool,
+}
+
+impl OutDir {
+    /// Lists `path` (which exists). If it cannot be listed or opened, every output takes
+    /// the path of [`write_atomic`].
+    pub fn open(path: &Path) -> OutDir {
+        let listed = std::fs::read_dir(path).and_then(|entries| {
+            entries
+                .map(|e| e.map(|e| e.file_name()))
+                .collect::<std::io::Result<std::collections::HashSet<_>>>()
+        });
+        #[cfg(target_os = "linux")]
+        let fd = listed.as_ref().ok().and_then(|_| {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_DIRECTORY)
+                .open(path)
+                .ok()
+        });
+        #[cfg(target_os = "linux")]
+        let unnamed = fd.is_some();
+        #[cfg(not(target_os = "linux"))]
+        let unnamed = false;
+        OutDir {
+            path: path.to_path_buf(),
+            existing: listed.unwrap_or_default(),
+            #[cfg(target_os = "linux")]
+            fd,
+            unnamed: std::sync::atomic::AtomicBool::new(unnamed),
+        }
+    }
+
+    /// Only [`write_atomic`], as if unnamed files did not work here (for tests).
+    #[cfg(test)]
+    fn without_unnamed_files(self) -> OutDir {
+        self.unnamed
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+        self
+    }
+
+    /// Writes `data` to the file `name` of the directory, whole or not at all.
+    pub fn write(&self, name: &str, data: &[u8]) -> std::io::Result<()> {
+        use std::sync::atomic::Ordering;
+        #[cfg(target_os = "linux")]
+        if self.unnamed.load(Ordering::Relaxed)
+            && !self.existing.contains(std::ffi::OsStr::new(name))
+        {
+            if let Some(dir) = &self.fd {
+                match write_new(dir, name, data) {
+                    Ok(()) => return Ok(()),
+                    // The name appeared since the listing: `write_atomic` sees what it is.
+                    Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {}
+                    // Unnamed files do not work here (or the disk is full, or the
+                    // directory gone): `write_atomic` from now on, which says why if it
+                    // fails too.
+                    Err(_) => self.unnamed.store(false, Ordering::Relaxed),
+                }
+            }
+        }
+        write_atomic(&self.path.join(name), data, false)
+    }
+}
+
+/// `data` in a new unnamed file of `dir`, then linked as `name`: the name appears with the
+/// whole content or not at all, and never replaces anything (`EEXIST`).
+#[cfg(target_os = "linux")]
+fn write_new(dir: &std::fs::File, name: &str, data: &[u8]) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let last_error = std::io::Error::last_os_error;
+    let invalid = |_| std::io::Error::from(std::io::ErrorKind::InvalidInput);
+    // Mode 0666 less the umask, as `write_atomic` creates its files (docs/security.md).
+    // SAFETY: a valid directory descriptor and a NUL-terminated path; the descriptor
+    // returned is owned by the `File` alone.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            c".".as_ptr(),
+            libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o666 as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(last_error());
+    }
+    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    file.write_all(data)?;
+    // `linkat(fd, "", …, AT_EMPTY_PATH)` needs CAP_DAC_READ_SEARCH; the `/proc` link of the
+    // descriptor, followed, is the same file for anyone.
+    let from = CString::new(format!("/proc/self/fd/{fd}")).map_err(invalid)?;
+    let to = CString::new(name).map_err(invalid)?;
+    // SAFETY: NUL-terminated paths and a valid directory descriptor.
+    let linked = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            dir.as_raw_fd(),
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if linked != 0 {
+        return Err(last_error());
+    }
+    Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::OutDir;
+    use std::fs;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+    use std::path::Path;
+
+    /// The files of `dir`, sorted (no temporary file may be left).
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn mode(path: &Path) -> u32 {
+        fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    /// What the process's umask makes of 0666 (read without changing it for other tests:
+    /// a file made the old way, through `tempfile`, tells).
+    fn ordinary_mode(dir: &Path) -> u32 {
+        let probe = dir.join("probe");
+        super::write_atomic(&probe, b"", false).unwrap();
+        let m = mode(&probe);
+        fs::remove_file(probe).unwrap();
+        m
+    }
+
+    /// New names, through unnamed files where they work and through `write_atomic` where
+    /// they do not, give the same files with the same modes and nothing else.
+    #[test]
+    fn new_outputs_are_whole_with_the_ordinary_mode_either_way() {
+        for fallback in [false, true] {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path();
+            let want = ordinary_mode(dir);
+            let mut out = OutDir::open(dir);
+            if fallback {
+                out = out.without_unnamed_files();
+            }
+            out.write("a.json", b"{}\n").unwrap();
+            out.write("b.json", b"[1]\n").unwrap();
+            assert_eq!(names(dir), ["a.json", "b.json"]);
+            assert_eq!(fs::read_to_string(dir.join("a.json")).unwrap(), "{}\n");
+            assert_eq!(fs::read_to_string(dir.join("b.json")).unwrap(), "[1]\n");
+            assert_eq!(mode(&dir.join("a.json")), want, "fallback: {fallback}");
+        }
+    }
+
+    /// Names that appear after the listing are what they are when written: a pipe is
+    /// written into, a link (even dangling) is followed, a file is replaced — never
+    /// overwritten by the unnamed file's link, which fails (`EEXIST`) instead.
+    #[test]
+    fn names_that_appear_after_the_listing_are_not_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let out = OutDir::open(dir);
+        std::os::unix::fs::symlink("real.json", dir.join("link.json")).unwrap();
+        fs::write(dir.join("file.json"), "old").unwrap();
+        fs::hard_link(dir.join("file.json"), dir.join("file.keep")).unwrap();
+        let fifo = dir.join("pipe.json");
+        let piped = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        if piped {
+            let reader = {
+                let fifo = fifo.clone();
+                std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
+            };
+            out.write("pipe.json", b"piped\n").unwrap();
+            assert_eq!(reader.join().unwrap(), "piped\n");
+            assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        } else {
+            eprintln!("mkfifo is not available: pipes not tested");
+        }
+        out.write("link.json", b"linked\n").unwrap();
+        assert!(fs::symlink_metadata(dir.join("link.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            fs::read_to_string(dir.join("real.json")).unwrap(),
+            "linked\n"
+        );
+        out.write("file.json", b"new\n").unwrap();
+        assert_eq!(fs::read_to_string(dir.join("file.json")).unwrap(), "new\n");
+        assert_eq!(fs::read_to_string(dir.join("file.keep")).unwrap(), "old");
+        let mut want = vec!["file.json", "file.keep", "link.json", "real.json"];
+        if piped {
+            want.push("pipe.json");
+            want.sort();
+        }
+        assert_eq!(names(dir), want);
+        // A name that appeared is no reason to stop using unnamed files.
+        #[cfg(target_os = "linux")]
+        assert_eq!(
+            out.unnamed.load(std::sync::atomic::Ordering::Relaxed),
+            out.fd.is_some()
+        );
+    }
+
+    /// A name listed at the start is replaced by rename (a new file: a hard link to the old
+    /// one keeps the old content), not written through.
+    #[test]
+    fn listed_files_are_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        fs::write(dir.join("a.json"), "old").unwrap();
+        fs::hard_link(dir.join("a.json"), dir.join("a.keep")).unwrap();
+        let before = fs::metadata(dir.join("a.json")).unwrap().ino();
+        let out = OutDir::open(dir);
+        out.write("a.json", b"new\n").unwrap();
+        assert_eq!(fs::read_to_string(dir.join("a.json")).unwrap(), "new\n");
+        assert_eq!(fs::read_to_string(dir.join("a.keep")).unwrap(), "old");
+        assert_ne!(fs::metadata(dir.join("a.json")).unwrap().ino(), before);
+        assert_eq!(names(dir), ["a.json", "a.keep"]);
+    }
+
+    /// On a file system with unnamed files (tmpfs, ext4, xfs, btrfs), the fast path is
+    /// taken and stays on.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn unnamed_files_are_used_where_they_work() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let works = super::write_new(&fs::File::open(dir).unwrap(), "probe", b"").is_ok();
+        let out = OutDir::open(dir);
+        out.write("a.json", b"1").unwrap();
+        assert_eq!(
+            out.unnamed.load(std::sync::atomic::Ordering::Relaxed),
+            works
+        );
+        if !works {
+            eprintln!("no O_TMPFILE or /proc here: only the fallback is tested");
+        }
+    }
+}

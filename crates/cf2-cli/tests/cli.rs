@@ -583,3 +583,100 @@ fn output_through_a_symbolic_link_keeps_the_link() {
         assert_eq!(text, format!("{{\n  \"A\": {want}\n}}\n"));
     }
 }
+
+/// `--out-dir` into a directory that already holds outputs: a file is replaced (a hard
+/// link to it keeps the old content), a pipe and a device are written into, a link — also
+/// a dangling one — is followed and stays; a new name is created; nothing else is left.
+/// Modes are 0666 less the umask both for new names (unnamed files linked into place) and
+/// for replaced ones (temporary files renamed), with `--jobs 1` too.
+#[cfg(unix)]
+#[test]
+fn out_dir_with_existing_outputs_keeps_what_they_are() {
+    use std::os::unix::fs::{symlink, FileTypeExt, PermissionsExt};
+    let dir = project("A => 1\n");
+    let root = dir.path();
+    for name in ["file", "pipe", "dev", "link", "dangling", "new"] {
+        fs::write(root.join(format!("{name}.cf2")), format!("N => {name}\n")).unwrap();
+    }
+    fs::create_dir_all(root.join("out")).unwrap();
+    fs::create_dir_all(root.join("real")).unwrap();
+    fs::write(root.join("out/file.json"), "old").unwrap();
+    fs::hard_link(root.join("out/file.json"), root.join("old.json")).unwrap();
+    fs::write(root.join("real/link.json"), "old").unwrap();
+    symlink("../real/link.json", root.join("out/link.json")).unwrap();
+    symlink("../real/dangling.json", root.join("out/dangling.json")).unwrap();
+    let piped = Command::new("mkfifo")
+        .arg(root.join("out/pipe.json"))
+        .status()
+        .is_ok_and(|s| s.success());
+    let reader = piped.then(|| {
+        let fifo = root.join("out/pipe.json");
+        std::thread::spawn(move || fs::read_to_string(fifo).unwrap_or_default())
+    });
+    // A null device of our own (never /dev/null itself), where we may make one.
+    let device = Command::new("mknod")
+        .args(["-m", "666"])
+        .arg(root.join("out/dev.json"))
+        .args(["c", "1", "3"])
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut inputs = vec!["file.cf2", "link.cf2", "dangling.cf2", "new.cf2"];
+    if piped {
+        inputs.push("pipe.cf2");
+    }
+    if device {
+        inputs.push("dev.cf2");
+    }
+    let script = format!(
+        "umask 027 && '{}' compile {} --out-dir out --jobs 1",
+        env!("CARGO_BIN_EXE_cf2"),
+        inputs.join(" ")
+    );
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_exit(&o, 0);
+    let json = |name: &str| format!("{{\n  \"N\": \"{name}\"\n}}\n");
+    if let Some(r) = reader {
+        assert_eq!(r.join().unwrap_or_default(), json("pipe"));
+        let kind = fs::symlink_metadata(root.join("out/pipe.json")).unwrap();
+        assert!(kind.file_type().is_fifo(), "the pipe was replaced");
+    }
+    if device {
+        let kind = fs::symlink_metadata(root.join("out/dev.json")).unwrap();
+        assert!(kind.file_type().is_char_device(), "the device was replaced");
+    }
+    for name in ["link", "dangling"] {
+        let link = fs::symlink_metadata(root.join(format!("out/{name}.json"))).unwrap();
+        assert!(
+            link.file_type().is_symlink(),
+            "the link {name} was replaced"
+        );
+        let real = root.join(format!("real/{name}.json"));
+        assert_eq!(fs::read_to_string(&real).unwrap(), json(name));
+    }
+    assert_eq!(fs::read_to_string(root.join("old.json")).unwrap(), "old");
+    for name in ["file", "new"] {
+        let out = root.join(format!("out/{name}.json"));
+        assert_eq!(fs::read_to_string(&out).unwrap(), json(name));
+        let mode = fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640, "{name}.json has mode {mode:o}");
+    }
+    let mut left: Vec<_> = fs::read_dir(root.join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let mut want = vec!["dangling.json", "file.json", "link.json", "new.json"];
+    if piped {
+        want.push("pipe.json");
+    }
+    if device {
+        want.push("dev.json");
+    }
+    want.sort();
+    assert_eq!(left, want, "no temporary file is left");
+}

@@ -172,11 +172,24 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn new_slot(&mut self, name: Name<'a>, parent: BlockId) -> SlotId {
         let id = SlotId(self.slots.len() as u32);
         self.block_mut(parent).members.insert(name.clone(), id);
+        self.push_slot(name, parent, Defs::new(), false)
+    }
+
+    /// A new resource of block `parent` that the caller enters in the block's member map
+    /// itself.
+    pub(crate) fn push_slot(
+        &mut self,
+        name: Name<'a>,
+        parent: BlockId,
+        defs: Defs,
+        private: bool,
+    ) -> SlotId {
+        let id = SlotId(self.slots.len() as u32);
         self.slots.push(Slot {
             name,
             parent,
-            defs: Defs::new(),
-            private: false,
+            defs,
+            private,
             state: SlotState::Pending,
             outcome: None,
         });

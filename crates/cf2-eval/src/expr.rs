@@ -86,30 +86,33 @@ impl<'a> Evaluator<'a> {
 
     /// A `{ ... }` literal: a block built lazily, on first look-up.
     pub(crate) fn literal_block(&mut self, stmts: &'a [ast::Statement], sc: ScopeId) -> BlockId {
-        let scope = self.scope(sc).clone();
+        let file = self.scope(sc).file;
         let place = self.current_place();
-        let b = self.new_block(place, BlockState::Built);
-        self.block_mut(b).state = BlockState::Unbuilt(BuildSpec::Body {
-            stmts,
-            file: scope.file,
-            scope: sc,
-        });
-        b
+        self.new_block(
+            place,
+            BlockState::Unbuilt(BuildSpec::Body {
+                stmts,
+                file,
+                scope: sc,
+            }),
+        )
     }
 
     /// `$name`: a macro parameter, else a resource of the scope's root.
     fn reference(&mut self, id: &'a ast::Ident, sc: ScopeId) -> R<Val> {
-        let scope = self.scope(sc).clone();
+        let scope = self.scope(sc);
+        let root = scope.root;
         if let Some(params) = &scope.params {
             if let Some((_, t)) = params.iter().find(|(n, _)| **n == *id.name) {
-                return self.force_thunk(*t, id.span);
+                let t = *t;
+                return self.force_thunk(t, id.span);
             }
         }
-        match self.member(scope.root, &id.name, id.span)? {
+        match self.member(root, &id.name, id.span)? {
             Some(slot) => self.force(slot),
             None => {
-                let mut err = self.missing_member(scope.root, &id.name, id.span, "resource");
-                if let Some(params) = &scope.params {
+                let mut err = self.missing_member(root, &id.name, id.span, "resource");
+                if let Some(params) = &self.scope(sc).params {
                     if let Some(p) = cf2_syntax::diagnostic::did_you_mean(
                         &id.name,
                         params.iter().map(|(n, _)| &**n),

@@ -29,7 +29,41 @@ pub(crate) enum Folded<'a> {
     /// keys are relative to it).
     Plain(Val, Option<DefId>),
     /// Members gathered by `~>`, each with the definitions it got.
-    Merge(NameMap<'a, Contributions>),
+    Merge(Gathered<'a>),
+}
+
+/// The members a merge gathered, in the order met. The name map becomes the merged
+/// block's member map as it is (no second map is built): until then each name maps to
+/// the index of its contributions in `contributions` (as a placeholder `SlotId`).
+#[derive(Default)]
+pub(crate) struct Gathered<'a> {
+    names: NameMap<'a, SlotId>,
+    contributions: Vec<Contributions>,
+}
+
+impl<'a> Gathered<'a> {
+    fn add(&mut self, name: Name<'a>, c: Contribution) {
+        self.add_all(name, std::iter::once(c));
+    }
+
+    fn add_all(&mut self, name: Name<'a>, cs: impl IntoIterator<Item = Contribution>) {
+        let next = self.contributions.len();
+        let entry = self.names.entry(name);
+        let i = entry.index();
+        entry.or_insert(SlotId(next as u32));
+        if i == next {
+            self.contributions.push(Contributions::new());
+        }
+        if let Some(list) = self.contributions.get_mut(i) {
+            list.extend(cs);
+        }
+    }
+
+    fn of(&self, placeholder: SlotId) -> &[Contribution] {
+        self.contributions
+            .get(placeholder.0 as usize)
+            .map_or(&[], |c| c.as_slice())
+    }
 }
 
 /// A definition a member of a merged block got: `def`, from the block that the slot's
@@ -53,29 +87,52 @@ pub(crate) enum Rank {
 
 /// The priority order among the definitions of one fold, compared once: definitions with
 /// the same key rank alike, so it is kept per distinct key. Peeling the tops off layer by
-/// layer (a merge folds what lies below its tops) then needs no further comparison.
+/// layer (a merge or a mutation function folds what lies below its tops) then needs no
+/// further comparison: a chain of `n` files that each add to one resource costs
+/// O(n²/64) to peel, not O(n³).
 #[derive(Default)]
 struct Ranking {
-    /// One definition for each distinct key. None when there are more than 64 (or the
-    /// fold has one definition): tops are then found by comparing.
+    /// One definition for each distinct key. Empty when there are more than
+    /// [`RANKED_KEYS_MAX`] (or the fold has one definition): tops are then found by
+    /// comparing.
     keys: Defs,
-    /// `above[i]`: the keys that outrank key `i`, as bits (bit `j` is `keys[j]`).
-    above: smallvec::SmallVec<[u64; 4]>,
+    /// Words per row of `above`.
+    words: usize,
+    /// Row `i` (`words` words from `i * words`): the keys that outrank key `i`, as bits
+    /// (bit `j` is `keys[j]`).
+    above: smallvec::SmallVec<[u64; 8]>,
     /// Each definition of the fold with the index of its key, by definition.
     key_of: smallvec::SmallVec<[(DefId, usize); 8]>,
 }
+
+/// The most distinct keys a [`Ranking`] keeps "outranked by" bits for: 4096² bits are
+/// 2 MiB. More (a resource that thousands of unrelated sources define) is ranked by
+/// comparing.
+const RANKED_KEYS_MAX: usize = 4096;
+
+/// Above this many distinct keys, keys are found by hashing rather than by a linear
+/// search.
+const KEYS_SEARCHED: usize = 64;
 
 impl Ranking {
     fn key(&self, d: DefId) -> Option<usize> {
         let at = self.key_of.binary_search_by_key(&d.0, |(e, _)| e.0).ok()?;
         self.key_of.get(at).map(|(_, i)| *i)
     }
+
+    fn above(&self, i: usize) -> &[u64] {
+        self.above
+            .get(i * self.words..(i + 1) * self.words)
+            .unwrap_or(&[])
+    }
 }
 
 enum TopKind {
     Assign,
     Merge,
-    Func(String),
+    /// `~(name)>`, the name in lower case (borrowed for the standard mutators, which are
+    /// nearly all of them: no allocation per fold).
+    Func(std::borrow::Cow<'static, str>),
     Mixed,
 }
 
@@ -220,24 +277,36 @@ impl<'a> Evaluator<'a> {
     /// The priority order among `set`, compared once per fold (see [`Ranking`]).
     fn ranking(&self, set: &[DefId]) -> Ranking {
         let mut r = Ranking::default();
+        let mut index: Option<std::collections::HashMap<&Key, usize, foldhash::fast::RandomState>> =
+            None;
         for &d in set {
             let prio = &self.def(d).prio;
-            let i = match r.keys.iter().position(|&k| self.def(k).prio == *prio) {
+            let found = match &index {
+                Some(map) => map.get(prio).copied(),
+                None => r.keys.iter().position(|&k| self.def(k).prio == *prio),
+            };
+            let i = match found {
                 Some(i) => i,
-                None if r.keys.len() == 64 => {
-                    // Kept as bits: more distinct keys than that fall back to comparing.
-                    return Ranking::default();
-                }
+                None if r.keys.len() == RANKED_KEYS_MAX => return Ranking::default(),
                 None => {
                     r.keys.push(d);
-                    r.keys.len() - 1
+                    let i = r.keys.len() - 1;
+                    if let Some(map) = &mut index {
+                        map.insert(prio, i);
+                    } else if r.keys.len() > KEYS_SEARCHED {
+                        let keys = r.keys.iter().enumerate();
+                        index = Some(keys.map(|(j, &k)| (&self.def(k).prio, j)).collect());
+                    }
+                    i
                 }
             };
             r.key_of.push((d, i));
         }
         r.key_of.sort_unstable_by_key(|(d, _)| d.0);
         // One comparison per pair gives both directions.
-        r.above.resize(r.keys.len(), 0);
+        let words = r.keys.len().div_ceil(64);
+        r.words = words;
+        r.above.resize(r.keys.len() * words, 0);
         for (i, &a) in r.keys.iter().enumerate() {
             for (j, &b) in r.keys.iter().enumerate().skip(i + 1) {
                 let (lower, higher) = match self.rank(a, b) {
@@ -245,8 +314,8 @@ impl<'a> Evaluator<'a> {
                     Rank::Lower => (i, j),
                     Rank::Unordered => continue,
                 };
-                if let Some(above) = r.above.get_mut(lower) {
-                    *above |= 1 << higher;
+                if let Some(w) = r.above.get_mut(lower * words + higher / 64) {
+                    *w |= 1 << (higher % 64);
                 }
             }
         }
@@ -264,16 +333,21 @@ impl<'a> Evaluator<'a> {
         if ranking.keys.is_empty() {
             return self.tops_compared(set);
         }
-        let present = set
-            .iter()
-            .fold(0u64, |m, &d| m | ranking.key(d).map_or(0, |i| 1 << i));
+        let mut present: smallvec::SmallVec<[u64; 2]> = smallvec::smallvec![0; ranking.words];
+        for &d in set {
+            if let Some(i) = ranking.key(d) {
+                if let Some(w) = present.get_mut(i / 64) {
+                    *w |= 1 << (i % 64);
+                }
+            }
+        }
         let mut tops = Defs::new();
         let mut rest = Defs::new();
         for &d in set {
-            let is_top = ranking
-                .key(d)
-                .and_then(|i| ranking.above.get(i))
-                .is_some_and(|above| above & present == 0);
+            let is_top = ranking.key(d).is_some_and(|i| {
+                let above = ranking.above(i);
+                !above.is_empty() && above.iter().zip(&present).all(|(a, p)| a & p == 0)
+            });
             if is_top {
                 tops.push(d);
             } else {
@@ -324,7 +398,7 @@ impl<'a> Evaluator<'a> {
             let k = match &self.def(d).op {
                 Op::Assign => TopKind::Assign,
                 Op::Merge => TopKind::Merge,
-                Op::Func(_) => TopKind::Func(self.def(d).op.func_name().unwrap_or_default()),
+                Op::Func(ident) => TopKind::Func(crate::mutators::lower_name(&ident.name)),
             };
             kind = Some(match (kind, k) {
                 (None, k) => k,
@@ -443,7 +517,7 @@ impl<'a> Evaluator<'a> {
                     let site = values.first().map(|(d, _)| self.def(*d).site);
                     // A standard mutation function reads its values as plain data
                     // (`crate::secret`); custom ones are never given secrets.
-                    let v = if crate::mutators::STANDARD_MUTATORS.contains(&name.as_str()) {
+                    let v = if crate::mutators::STANDARD_MUTATORS.contains(&&*name) {
                         self.through_boundary(|ev| {
                             let values = values.into_iter().map(|(d, v)| (d, ev.open(v))).collect();
                             let below = below.map(|v| ev.open(v));
@@ -462,7 +536,7 @@ impl<'a> Evaluator<'a> {
 
     /// `~>`: the top blocks and the block below combine member by member.
     fn merge(&mut self, s: SlotId, tops: &[(DefId, Val)], below: Folded<'a>) -> R<Folded<'a>> {
-        let mut members: NameMap<'a, Contributions> = NameMap::default();
+        let mut members = Gathered::default();
         let mut contribute = |ev: &mut Evaluator<'a>, d: Option<DefId>, v: &Val| -> R<()> {
             let Val::Block(b) = v else {
                 let site = d.map(|d| ev.def(d).site);
@@ -479,10 +553,7 @@ impl<'a> Evaluator<'a> {
                 return Err(EvalError::new(e));
             };
             let read = ev.read_plain_body(*b, &mut |name, m| {
-                members
-                    .entry(name)
-                    .or_default()
-                    .push(Contribution { def: m, outer: d });
+                members.add(name, Contribution { def: m, outer: d });
             });
             if read {
                 return Ok(());
@@ -493,10 +564,11 @@ impl<'a> Evaluator<'a> {
                 let Some((name, slot)) = ev.member_at(*b, i) else {
                     break;
                 };
-                let entry = members.entry(name).or_default();
-                for &m in &ev.slot(slot).defs {
-                    entry.push(Contribution { def: m, outer: d });
-                }
+                let defs = &ev.slot(slot).defs;
+                members.add_all(
+                    name,
+                    defs.iter().map(|&m| Contribution { def: m, outer: d }),
+                );
             }
             Ok(())
         };
@@ -507,8 +579,8 @@ impl<'a> Evaluator<'a> {
             Folded::Undefined => {}
             Folded::Plain(v, d) => contribute(self, d, &v)?,
             Folded::Merge(m) => {
-                for (name, contributions) in m {
-                    members.entry(name).or_default().extend(contributions);
+                for (name, at) in &m.names {
+                    members.add_all(name.clone(), m.of(*at).iter().copied());
                 }
             }
         }
@@ -516,15 +588,20 @@ impl<'a> Evaluator<'a> {
     }
 
     /// A block made of merged members, in reading order of their first definitions.
-    pub(crate) fn merged_block(
-        &mut self,
-        s: SlotId,
-        mut members: NameMap<'a, Contributions>,
-    ) -> Val {
+    pub(crate) fn merged_block(&mut self, s: SlotId, gathered: Gathered<'a>) -> Val {
+        let Gathered {
+            mut names,
+            contributions,
+        } = gathered;
+        let of = |at: &SlotId| -> &[Contribution] {
+            contributions
+                .get(at.0 as usize)
+                .map_or(&[], |c| c.as_slice())
+        };
         let mut sorted = true;
         let mut prev: Option<Contribution> = None;
-        for contributions in members.values() {
-            let first = self.first_read(contributions);
+        for at in names.values() {
+            let first = self.first_read(of(at));
             if let (Some(p), Some(f)) = (prev, first) {
                 if self.reading_order(p, f) == Ordering::Greater {
                     sorted = false;
@@ -535,27 +612,26 @@ impl<'a> Evaluator<'a> {
         }
         if !sorted {
             // Stable: members first defined at the same place keep their order.
-            members.sort_by_cached_key(|_, contributions| {
-                self.first_read(contributions)
+            names.sort_by_cached_key(|_, at| {
+                self.first_read(of(at))
                     .map(|c| self.placed_order(c).collect::<Order>())
                     .unwrap_or_default()
             });
         }
         let b = self.new_block(Place::Of(s), BlockState::Built);
-        self.block_mut(b).members.reserve(members.len());
-        for (name, contributions) in members {
-            let defs: Defs = match contributions.as_slice() {
+        self.slots.reserve(names.len());
+        for (name, at) in names.iter_mut() {
+            let defs: Defs = match of(at) {
                 // A member's lone definition is never ranked against another, so it serves
                 // as it is, unplaced: most members of a merge come from one file.
                 [only] => smallvec::smallvec![only.def],
-                _ => contributions.iter().map(|c| self.placed(*c)).collect(),
+                many => many.iter().map(|c| self.placed(*c)).collect(),
             };
-            let slot = self.new_slot(name, b);
             let private = defs.iter().any(|d| self.def(*d).private);
-            let sl = self.slot_mut(slot);
-            sl.defs = defs;
-            sl.private = private;
+            // The map is the block's member map: the slot is pushed, not inserted again.
+            *at = self.push_slot(name.clone(), b, defs, private);
         }
+        self.block_mut(b).members = names;
         Val::Block(b)
     }
 

@@ -96,7 +96,7 @@ impl std::fmt::Display for Name<'_> {
 }
 
 /// One step of a priority key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Step {
     /// Source `node` of instance `inst`: ordered against another node of the same instance
     /// by reachability in its import graph.
@@ -114,8 +114,11 @@ pub type Key = smallvec::SmallVec<[Step; 2]>;
 /// An insertion-ordered map keyed by resource names. foldhash: SipHash was a tenth of
 /// the compile time; foldhash is several times faster and still seeded per process.
 pub type NameMap<'a, V> = IndexMap<Name<'a>, V, foldhash::fast::RandomState>;
-/// The definitions of one resource: nearly always one or two, so kept inline.
-pub type Defs = smallvec::SmallVec<[DefId; 4]>;
+/// The definitions of one resource: nearly always one or two, so kept inline; up to eight,
+/// because a resource that a base, each aspect and the host all add to (`Packages ~>`,
+/// `DiskGB ~(sum)>`) has one per file, and folding copies the list (4 inline: 1.7 % more
+/// instructions per host of the benchmark site, where such resources have 5–6).
+pub type Defs = smallvec::SmallVec<[DefId; 8]>;
 /// Reading order: the position of a definition in a depth-first reading of the sources in
 /// which an inline import stands for the imported file's content (clarifications §7).
 /// Inline up to four levels, like [`Key`].
@@ -150,16 +153,8 @@ impl Op<'_> {
         }
     }
 
-    /// The lower-cased function name of a `~(name)>`.
-    pub fn func_name(&self) -> Option<String> {
-        match self {
-            Op::Func(i) => Some(i.name.to_lowercase()),
-            _ => None,
-        }
-    }
-
     /// Whether this is `~(name)>` for `name` given in lower case (function names are
-    /// case-insensitive); it allocates nothing, unlike [`Op::func_name`].
+    /// case-insensitive), without allocating.
     pub fn is_func(&self, name: &str) -> bool {
         matches!(self, Op::Func(i) if i.name.eq_ignore_ascii_case(name))
     }

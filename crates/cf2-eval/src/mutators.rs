@@ -30,6 +30,18 @@ pub const STANDARD_MUTATORS: &[&str] = &[
     "max", "min", "sum", "union", "remove", "append", "prepend", "default", "final",
 ];
 
+/// A mutation function's name in lower case (names are case-insensitive): a standard
+/// mutator's name without allocating, any other name lower-cased.
+pub(crate) fn lower_name(name: &str) -> std::borrow::Cow<'static, str> {
+    match STANDARD_MUTATORS
+        .iter()
+        .find(|m| m.eq_ignore_ascii_case(name))
+    {
+        Some(m) => std::borrow::Cow::Borrowed(m),
+        None => std::borrow::Cow::Owned(name.to_lowercase()),
+    }
+}
+
 fn commutative(name: &str) -> Option<bool> {
     match name {
         "max" | "min" | "sum" | "union" | "remove" => Some(true),
@@ -88,16 +100,17 @@ impl<'a> Evaluator<'a> {
         if !comm && tops.len() > 1 {
             return Err(self.order_error(s, tops));
         }
-        let path = self.slot_path(s);
+        // The resource's path is made only for an error: most folds have none.
         let wrong = |ev: &Evaluator<'a>, d: Option<DefId>, v: &Val, want: &str| {
             let at = d.map(|d| ev.def(d).site).unwrap_or(at);
+            let path = ev.slot_path(s);
             EvalError::new(
                 Diagnostic::error(format!(
                     "`~({name})>` needs {want}, but a value of `{path}` is {}",
                     v.describe()
                 ))
                 .at(at)
-                .resource(path.to_string()),
+                .resource(path),
             )
         };
         let mut all: Vec<(Option<DefId>, Val)> =

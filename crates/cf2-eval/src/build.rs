@@ -459,8 +459,13 @@ impl<'a> Evaluator<'a> {
         prefix: &[u32],
         work: &mut Work<'a>,
     ) {
-        // Room for a member per statement at most, rather than growing the map step by step.
-        self.block_mut(b).members.reserve(stmts.len());
+        // Room for a member per statement of the body, rather than growing the map step by
+        // step. Not again for each file imported inline: most of their statements add to
+        // members the body has already, and reserving for all would rehash the map each time.
+        let members = &mut self.block_mut(b).members;
+        if members.is_empty() {
+            members.reserve(stmts.len());
+        }
         let mut buf = Vec::with_capacity(prefix.len() + 1);
         for (i, st) in stmts.iter().enumerate() {
             buf.clear();

@@ -536,7 +536,11 @@ impl<'a> Evaluator<'a> {
 
     /// `~>`: the top blocks and the block below combine member by member.
     fn merge(&mut self, s: SlotId, tops: &[(DefId, Val)], below: Folded<'a>) -> R<Folded<'a>> {
-        let mut members = Gathered::default();
+        // Merged blocks of a configuration have a handful of members: room for them at once.
+        let mut members = Gathered {
+            names: NameMap::with_capacity_and_hasher(8, Default::default()),
+            contributions: Vec::with_capacity(8),
+        };
         let mut contribute = |ev: &mut Evaluator<'a>, d: Option<DefId>, v: &Val| -> R<()> {
             let Val::Block(b) = v else {
                 let site = d.map(|d| ev.def(d).site);

@@ -1,39 +1,57 @@
 //! The source map: every file loaded for a compile, by [`FileId`], with line/column lookup.
 
 use crate::span::{FileId, Span};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One loaded source file. `name` is how diagnostics name it (the path as the user would
 /// write it, relative to the working directory where possible).
+///
+/// Where its lines start is worked out only when a line or column is first asked for (for
+/// a diagnostic): most files never need it, and batch mode loads many small ones.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     pub name: String,
     pub text: Arc<str>,
-    line_starts: Arc<[u32]>,
+    line_starts: OnceLock<Arc<[u32]>>,
 }
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: Arc<str>) -> SourceFile {
-        let mut starts = vec![0u32];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
-            }
-        }
         SourceFile {
             name: name.into(),
             text,
-            line_starts: starts.into(),
+            line_starts: OnceLock::new(),
         }
+    }
+
+    /// The byte offset at which each line starts (the first is 0).
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            let bytes = self.text.as_bytes();
+            let lines = 1 + bytes.iter().filter(|&&b| b == b'\n').count();
+            let mut next = 0usize;
+            // An iterator of known length: collected straight into the `Arc`.
+            (0..lines)
+                .map(|_| {
+                    let start = next;
+                    next = bytes
+                        .get(start..)
+                        .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+                        .map_or(bytes.len(), |p| start + p + 1);
+                    u32::try_from(start).unwrap_or(u32::MAX)
+                })
+                .collect()
+        })
     }
 
     /// 1-based line and column (column counted in characters) of a byte offset.
     pub fn line_col(&self, offset: u32) -> (usize, usize) {
-        let line = match self.line_starts.binary_search(&offset) {
+        let line_starts = self.line_starts();
+        let line = match line_starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         };
-        let start = self.line_starts.get(line).copied().unwrap_or(0) as usize;
+        let start = line_starts.get(line).copied().unwrap_or(0) as usize;
         let end = (offset as usize).min(self.text.len());
         let col = self
             .text
@@ -45,11 +63,11 @@ impl SourceFile {
 
     /// The text of 1-based line `line`, without its line terminator.
     pub fn line_text(&self, line: usize) -> &str {
-        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
+        let line_starts = self.line_starts();
+        let Some(&start) = line_starts.get(line.wrapping_sub(1)) else {
             return "";
         };
-        let end = self
-            .line_starts
+        let end = line_starts
             .get(line)
             .map(|&e| e as usize)
             .unwrap_or(self.text.len());
@@ -60,7 +78,7 @@ impl SourceFile {
     }
 
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_starts().len()
     }
 }
 
@@ -119,5 +137,35 @@ impl SourceMap {
 
     pub fn get(&self, id: FileId) -> Option<&SourceFile> {
         self.files.get(id.0 as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns() {
+        let f = SourceFile::new("f", Arc::from("ab\n\nçd\r\nx"));
+        assert_eq!(f.line_count(), 4);
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(2), (1, 3));
+        assert_eq!(f.line_col(3), (2, 1));
+        assert_eq!(f.line_col(4), (3, 1));
+        assert_eq!(f.line_col(6), (3, 2));
+        assert_eq!(f.line_col(9), (4, 1));
+        assert_eq!(f.line_col(99), (4, 2));
+        assert_eq!(f.line_text(1), "ab");
+        assert_eq!(f.line_text(2), "");
+        assert_eq!(f.line_text(3), "çd");
+        assert_eq!(f.line_text(4), "x");
+        assert_eq!(f.line_text(0), "");
+        assert_eq!(f.line_text(5), "");
+        let empty = SourceFile::new("e", Arc::from(""));
+        assert_eq!(empty.line_count(), 1);
+        assert_eq!(empty.line_col(0), (1, 1));
+        let trailing = SourceFile::new("t", Arc::from("a\n"));
+        assert_eq!(trailing.line_count(), 2);
+        assert_eq!(trailing.line_col(2), (2, 1));
     }
 }

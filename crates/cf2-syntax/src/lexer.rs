@@ -193,7 +193,6 @@ fn line_end(bytes: &[u8], i: usize) -> usize {
 
 /// Recognises one token of `src` starting at (or after blank space and comments at) byte
 /// `at`. The end of the text, or an `at` that is not a character boundary, gives `Eof`.
-#[inline(always)]
 pub(crate) fn lex_at(src: &str, at: usize) -> Token {
     let bytes = src.as_bytes();
     let len = bytes.len();
@@ -385,13 +384,6 @@ impl<'a> Lexer<'a> {
     /// [`AHEAD`] of them).
     #[inline(never)]
     fn fill(&mut self, n: usize) -> Token {
-        if self.len == 0 && n == 0 {
-            // The common case: the next token, nothing buffered.
-            let t = lex_at(self.src, self.pos);
-            self.ring[self.head] = t;
-            self.len = 1;
-            return t;
-        }
         let mut at = match self.len {
             0 => self.pos,
             k => self.ring[(self.head + k - 1) % AHEAD].end,

@@ -30,7 +30,6 @@ use crate::ast::{
 use crate::diagnostic::Diagnostic;
 use crate::lexer::{is_keyword, string_end, unescape, Lexer, Stop, Tok, Token};
 use crate::span::{FileId, Span};
-use std::cell::Cell;
 use std::sync::Arc;
 
 /// The deepest nesting of brackets, blocks and operators the parser accepts; deeper input is
@@ -52,17 +51,16 @@ pub fn parse(file: FileId, text: &str) -> (File, Vec<Diagnostic>) {
     }
     // A UTF-8 byte order mark is not part of the text.
     let start = if text.starts_with('\u{FEFF}') { 3 } else { 0 };
-    let scratch = SCRATCH.try_with(Cell::take).unwrap_or_default();
     let mut p = Parser {
         file,
         lex: Lexer::new(text, start),
         diags: Vec::new(),
         mode: Mode::Stmt,
         depth: 0,
-        brackets: scratch.brackets,
+        brackets: Vec::new(),
         gave_up: false,
-        vals: scratch.vals,
-        stmts: scratch.stmts,
+        vals: Vec::new(),
+        stmts: Vec::new(),
         macros: Vec::new(),
         unclosed_reported: false,
     };
@@ -71,51 +69,7 @@ pub fn parse(file: FileId, text: &str) -> (File, Vec<Diagnostic>) {
     // first; source order is the order of their starts.
     let mut macros = p.macros;
     macros.sort_by_key(|m| m.span.start);
-    let mut scratch = Scratch {
-        vals: p.vals,
-        stmts: p.stmts,
-        brackets: p.brackets,
-    };
-    if scratch.keep() {
-        // (Fails only while the thread is ending; the vectors are then dropped.)
-        let _ = SCRATCH.try_with(|s| s.set(scratch));
-    }
     (File { statements, macros }, p.diags)
-}
-
-/// The parser's working vectors, kept (empty, with their capacity) for the next file
-/// parsed on the thread: batch mode parses many small files, and growing these vectors
-/// afresh for each was a good part of the cost of parsing one.
-#[derive(Default)]
-struct Scratch {
-    vals: Vec<Node>,
-    stmts: Vec<Statement>,
-    brackets: Vec<(Tok, Span)>,
-}
-
-impl Scratch {
-    /// The most elements of each vector that a thread keeps between files.
-    const KEEP: usize = 1024;
-
-    /// Empties the vectors; true if they are worth keeping (not grown huge by a big file).
-    fn keep(&mut self) -> bool {
-        self.vals.clear();
-        self.stmts.clear();
-        self.brackets.clear();
-        self.vals.capacity() <= Self::KEEP
-            && self.stmts.capacity() <= Self::KEEP
-            && self.brackets.capacity() <= Self::KEEP
-    }
-}
-
-thread_local! {
-    static SCRATCH: Cell<Scratch> = const {
-        Cell::new(Scratch {
-            vals: Vec::new(),
-            stmts: Vec::new(),
-            brackets: Vec::new(),
-        })
-    };
 }
 
 /// How newlines are treated where the parser stands.
@@ -252,23 +206,19 @@ struct Parser<'a> {
 impl<'a> Parser<'a> {
     // ----- tokens -------------------------------------------------------------------------
 
-    #[inline]
     fn span(&self, start: usize, end: usize) -> Span {
         Span::new(self.file, start, end)
     }
 
-    #[inline]
     fn tspan(&self, t: Token) -> Span {
         self.span(t.start, t.end)
     }
 
-    #[inline]
     fn text(&self, t: Token) -> &'a str {
         self.lex.src().get(t.start..t.end).unwrap_or("")
     }
 
     /// The next token; in [`Mode::Skip`], newlines are consumed first.
-    #[inline]
     fn peek(&mut self) -> Token {
         if self.mode == Mode::Skip {
             self.skip_nl();
@@ -277,20 +227,17 @@ impl<'a> Parser<'a> {
     }
 
     /// Consumes the token [`Parser::peek`] returns.
-    #[inline]
     fn bump(&mut self) -> Token {
         self.peek();
         self.lex.next_token()
     }
 
-    #[inline]
     fn skip_nl(&mut self) {
         while self.lex.peek_nth(0).kind == Tok::Newline {
             self.lex.next_token();
         }
     }
 
-    #[inline]
     fn skip_separators(&mut self) {
         while matches!(self.lex.peek_nth(0).kind, Tok::Newline | Tok::Comma) {
             self.lex.next_token();
@@ -334,7 +281,6 @@ impl<'a> Parser<'a> {
         }
     }
 
-    #[inline]
     fn is_word(&self, t: Token, w: &str) -> bool {
         t.kind == Tok::Word && self.text(t) == w
     }
@@ -572,7 +518,7 @@ impl<'a> Parser<'a> {
         if is_keyword(w) {
             return Err(self.fail(E::IdentKeyword(t, kind, expected)));
         }
-        if w.as_bytes().contains(&b'-') {
+        if w.contains('-') {
             // Reported, but parsing goes on.
             self.fail(E::IdentDash(t, kind));
         }
@@ -1036,7 +982,7 @@ impl<'a> Parser<'a> {
             }
             _ => {}
         }
-        let t = match self.text(t).bytes().position(|b| b == b'-') {
+        let t = match self.text(t).find('-') {
             Some(dash) if selector => {
                 // A selector names a block member or an index: `$a.b-1` is `$a.b - 1`.
                 self.lex.reset(t.start + dash);
@@ -1227,24 +1173,15 @@ impl<'a> Parser<'a> {
 
     #[inline(never)]
     fn reduce_import(&mut self, kw: Token, base: usize, close: Token) -> R<()> {
+        let (args, depth) = self.drain_vals(base);
         let span = self.span(kw.start, close.end);
-        // The one or two arguments, straight off the value stack.
-        let (path, signers) = match self.vals.len().checked_sub(base) {
-            Some(1) => (self.vals.pop(), None),
-            Some(2) => {
-                let signers = self.vals.pop();
-                (self.vals.pop(), signers)
-            }
-            _ => (None, None),
-        };
-        let Some(path) = path else {
-            self.vals.truncate(base);
+        let mut args = args.into_iter();
+        let (Some(path), signers, None) = (args.next(), args.next(), args.next()) else {
             return Err(self.fail(E::ImportArity(span)));
         };
-        let depth = path.depth.max(signers.as_ref().map_or(0, |s| s.depth));
         let kind = ExprKind::Import(Import {
-            path: Box::new(path.expr),
-            signers: signers.map(|s| Box::new(s.expr)),
+            path: Box::new(path),
+            signers: signers.map(Box::new),
             span,
         });
         self.push_node(kind, span, depth + 1, span)
@@ -1368,11 +1305,7 @@ impl<'a> Parser<'a> {
             return Err(self.fail(E::InterpName(t)));
         }
         // The name ends at a `-`, as in a selector.
-        let name_end = self
-            .text(t)
-            .bytes()
-            .position(|b| b == b'-')
-            .map_or(t.end, |dash| t.start + dash);
+        let name_end = self.text(t).find('-').map_or(t.end, |dash| t.start + dash);
         self.lex.reset(name_end);
         self.push_ref(t.start, name_end);
         while self.peek().kind == Tok::Dot {

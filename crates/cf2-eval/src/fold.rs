@@ -92,11 +92,10 @@ pub(crate) enum Rank {
 /// O(n²/64) to peel, not O(n³).
 #[derive(Default)]
 struct Ranking {
-    /// One definition for each distinct key. Empty when there are more than
-    /// [`RANKED_KEYS_MAX`] (or the fold has one definition): tops are then found by
-    /// comparing.
+    /// One definition for each distinct key (none for a fold of one definition).
     keys: Defs,
-    /// Words per row of `above`.
+    /// Words per row of `above`; 0 when there are more than [`RANKED_KEYS_MAX`] keys:
+    /// tops are then found by comparing.
     words: usize,
     /// Row `i` (`words` words from `i * words`): the keys that outrank key `i`, as bits
     /// (bit `j` is `keys[j]`).
@@ -287,7 +286,6 @@ impl<'a> Evaluator<'a> {
             };
             let i = match found {
                 Some(i) => i,
-                None if r.keys.len() == RANKED_KEYS_MAX => return Ranking::default(),
                 None => {
                     r.keys.push(d);
                     let i = r.keys.len() - 1;
@@ -303,6 +301,10 @@ impl<'a> Evaluator<'a> {
             r.key_of.push((d, i));
         }
         r.key_of.sort_unstable_by_key(|(d, _)| d.0);
+        if r.keys.len() > RANKED_KEYS_MAX {
+            // No rows of bits: [`Evaluator::tops_compared`] compares keys.
+            return r;
+        }
         // One comparison per pair gives both directions.
         let words = r.keys.len().div_ceil(64);
         r.words = words;
@@ -331,7 +333,11 @@ impl<'a> Evaluator<'a> {
             return (Defs::from_slice(set), Defs::new());
         }
         if ranking.keys.is_empty() {
-            return self.tops_compared(set);
+            // Not ranked yet (a fold ranks sets of two or more once, up front).
+            return self.tops(&self.ranking(set), set);
+        }
+        if ranking.words == 0 {
+            return self.tops_compared(ranking, set);
         }
         let mut present: smallvec::SmallVec<[u64; 2]> = smallvec::smallvec![0; ranking.words];
         for &d in set {
@@ -358,32 +364,45 @@ impl<'a> Evaluator<'a> {
     }
 
     /// [`Evaluator::tops`] by comparing keys, for sets with too many distinct keys to
-    /// rank once.
-    fn tops_compared(&self, set: &[DefId]) -> (Defs, Defs) {
-        // Definitions with the same key rank alike, so compare each distinct key once:
-        // O(k² + n·k) for k distinct keys, where one file's many definitions of a block
-        // (`Root.a => 1`, `Root.b => 2`, ...) share a single key.
-        let mut keys: Defs = Defs::new();
+    /// keep rows of bits for.
+    fn tops_compared(&self, ranking: &Ranking, set: &[DefId]) -> (Defs, Defs) {
+        // Definitions with the same key rank alike, so each distinct key is compared once.
+        // Priority is a strict partial order, so a key outranked by one already dropped is
+        // outranked by whatever dropped it: comparing each key with the tops found so far
+        // is enough, O(k · tops) rather than O(k²).
+        let keys = &ranking.keys;
+        let mut met = vec![false; keys.len()];
+        let mut top_keys: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
         for &d in set {
-            if !keys.iter().any(|&k| self.def(k).prio == self.def(d).prio) {
-                keys.push(d);
+            let Some(i) = ranking.key(d) else { continue };
+            match met.get_mut(i) {
+                Some(m) if !*m => *m = true,
+                _ => continue,
+            }
+            let outranks = |a: usize, b: usize| match (keys.get(a), keys.get(b)) {
+                (Some(&a), Some(&b)) => self.rank(a, b) == Rank::Higher,
+                _ => false,
+            };
+            if top_keys.iter().any(|&t| outranks(t, i)) {
+                continue;
+            }
+            top_keys.retain(|t| !outranks(i, *t));
+            top_keys.push(i);
+        }
+        let mut is_top = vec![false; keys.len()];
+        for t in top_keys {
+            if let Some(x) = is_top.get_mut(t) {
+                *x = true;
             }
         }
-        let top_keys: Defs = keys
-            .iter()
-            .copied()
-            .filter(|&d| {
-                keys.iter()
-                    .all(|&e| e == d || self.rank(e, d) != Rank::Higher)
-            })
-            .collect();
         let mut tops = Defs::new();
         let mut rest = Defs::new();
         for &d in set {
-            if top_keys
-                .iter()
-                .any(|&k| self.def(k).prio == self.def(d).prio)
-            {
+            let top = ranking
+                .key(d)
+                .and_then(|i| is_top.get(i).copied())
+                .unwrap_or(false);
+            if top {
                 tops.push(d);
             } else {
                 rest.push(d);

@@ -459,6 +459,17 @@ fn import_chain_of_2000_files() {
 }
 
 #[test]
+fn mutations_in_one_statement_beyond_the_ranked_keys() {
+    // Each mutation of a statement has its own priority key: 4,201 distinct keys, more
+    // than the fold keeps rows of bits for (4,096). Peeling them one layer at a time used
+    // to compare every pair again in each layer: O(n³), nine minutes for 5,000.
+    let chain = "~(sum)> 1 ".repeat(4200);
+    let v = expect_ok(compile(format!("X => 0 {chain}\n")));
+    assert_eq!(top(&v, "X"), &int(4200));
+    clean(&Ok(v));
+}
+
+#[test]
 fn import_chain_of_2000_files_as_values() {
     // `Next => import(f{i+1})` nests a block per file: 2,000 levels, beyond the value depth
     // limit — a clean error.

@@ -449,7 +449,22 @@ impl<'a> Evaluator<'a> {
             captures: None,
             ..caller
         });
-        self.eval(&m.body, scope)
+        // An error in the body points into the macro; say which call it came from
+        // (arguments are evaluated in the caller's text, so their errors already do).
+        let body = m.body.span;
+        self.eval(&m.body, scope).map_err(|mut e| {
+            let inside = e
+                .diag
+                .span
+                .is_some_and(|s| s.file == body.file && s.start >= body.start && s.end <= body.end);
+            if inside {
+                e.diag.labels.push(cf2_syntax::diagnostic::Label {
+                    span: call.span,
+                    message: format!("in this call of macro `{}`", m.name.name),
+                });
+            }
+            e
+        })
     }
 
     /// `import(...)` as a value: a new block holding the file's resources, whose references

@@ -241,7 +241,7 @@ fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec
             .unwrap_or_else(|| ev.cwd.clone()),
         Main::Text { .. } => ev.cwd.clone(),
     };
-    ev.file_errors(id).map_err(flatten)?;
+    ev.file_errors(id, None).map_err(flatten)?;
     let top = ev.new_block(model::Place::Top, BlockState::Built);
     let chain = Rc::new(Chain {
         file: id,

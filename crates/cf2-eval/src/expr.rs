@@ -348,7 +348,11 @@ impl<'a> Evaluator<'a> {
                 return Err(EvalError::new(
                     Diagnostic::error(format!(
                         "the condition of an `if` must be a boolean, but it is {}",
-                        other.describe()
+                        if other.is_undef() {
+                            "undefined".to_string()
+                        } else {
+                            other.describe()
+                        }
                     ))
                     .at(cond.span)
                     .hint("compare it: `if ($X == value)`, or test it: `if (defined($X))`"),

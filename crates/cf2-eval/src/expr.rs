@@ -279,11 +279,10 @@ impl<'a> Evaluator<'a> {
                         Val::Lit(s) | Val::Str(s) => std::borrow::Cow::Borrowed(s),
                         // Written in place (in a regex, its `.` is escaped below).
                         Val::Num(n) if !in_regex => {
-                            use std::fmt::Write;
-                            let _ = write!(out, "{n}");
+                            out.push_str(&n.to_text());
                             continue;
                         }
-                        Val::Num(n) => n.to_string().into(),
+                        Val::Num(n) => n.to_text().into(),
                         Val::Bool(b) => {
                             std::borrow::Cow::Borrowed(if *b { "true" } else { "false" })
                         }

@@ -55,7 +55,7 @@ pub(crate) fn numeric(v: &Val) -> Option<Number> {
 pub(crate) fn scalar_text(v: &Val) -> Option<String> {
     match v {
         Val::Lit(s) | Val::Str(s) => Some(s.to_string()),
-        Val::Num(n) => Some(n.to_string()),
+        Val::Num(n) => Some(n.to_text()),
         Val::Bool(b) => Some(b.to_string()),
         Val::Regex(r) => Some(r.to_string()),
         _ => None,
@@ -186,7 +186,7 @@ impl<'a> Evaluator<'a> {
             BinaryOp::Match | BinaryOp::NotMatch => {
                 let text = match a {
                     Val::Lit(s) | Val::Str(s) => s.to_string(),
-                    Val::Num(n) => n.to_string(),
+                    Val::Num(n) => n.to_text(),
                     _ => return Err(type_error(sym, "left side", lv, "text", l_at)),
                 };
                 let Val::Regex(pattern) = b else {

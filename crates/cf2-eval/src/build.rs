@@ -663,8 +663,9 @@ impl<'a> Evaluator<'a> {
     }
 }
 
-/// The `$name`s written in `e` (the first name of each; selectors included, block literals
-/// not: their resources are not evaluated to run the statement).
+/// The `$name`s written in `e` (the first name of each; selectors and block literals
+/// included: a reference written in a `{ ... }` of the condition appears there, evaluated or
+/// not, reference §3.8). Macro bodies are not scanned: their names may be parameters.
 fn refs_in<'e>(e: &'e ast::Expr, out: &mut Vec<(&'e str, Span)>) {
     match &e.kind {
         ExprKind::Ref(id) => out.push((&id.name, id.span)),
@@ -695,11 +696,33 @@ fn refs_in<'e>(e: &'e ast::Expr, out: &mut Vec<(&'e str, Span)>) {
                 refs_in(s, out);
             }
         }
+        ExprKind::Block(body) => body.iter().for_each(|st| refs_in_statement(st, out)),
         ExprKind::Literal(_)
         | ExprKind::Number(_)
         | ExprKind::Bool(_)
         | ExprKind::Undef
-        | ExprKind::Block(_)
         | ExprKind::Error => {}
+    }
+}
+
+/// The `$name`s written in one statement of a block literal (see [`refs_in`]).
+fn refs_in_statement<'e>(st: &'e Statement, out: &mut Vec<(&'e str, Span)>) {
+    match st {
+        Statement::Resource(r) => r.mutations.iter().for_each(|m| refs_in(&m.value, out)),
+        Statement::Import(i) => {
+            refs_in(&i.path, out);
+            if let Some(s) = &i.signers {
+                refs_in(s, out);
+            }
+        }
+        Statement::If(i) => {
+            refs_in(&i.cond, out);
+            refs_in(&i.then, out);
+            if let Some(o) = &i.otherwise {
+                refs_in(o, out);
+            }
+        }
+        Statement::Call(c) => c.args.iter().for_each(|x| refs_in(x, out)),
+        Statement::Macro(_) => {}
     }
 }

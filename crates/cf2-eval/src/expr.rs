@@ -282,11 +282,10 @@ impl<'a> Evaluator<'a> {
                         Val::Lit(s) | Val::Str(s) => std::borrow::Cow::Borrowed(s),
                         // Written in place (in a regex, its `.` is escaped below).
                         Val::Num(n) if !in_regex => {
-                            use std::fmt::Write;
-                            let _ = write!(out, "{n}");
+                            out.push_str(&n.to_text());
                             continue;
                         }
-                        Val::Num(n) => n.to_string().into(),
+                        Val::Num(n) => n.to_text().into(),
                         Val::Bool(b) => {
                             std::borrow::Cow::Borrowed(if *b { "true" } else { "false" })
                         }
@@ -351,7 +350,11 @@ impl<'a> Evaluator<'a> {
                 return Err(EvalError::new(
                     Diagnostic::error(format!(
                         "the condition of an `if` must be a boolean, but it is {}",
-                        other.describe()
+                        if other.is_undef() {
+                            "undefined".to_string()
+                        } else {
+                            other.describe()
+                        }
                     ))
                     .at(cond.span)
                     .hint("compare it: `if ($X == value)`, or test it: `if (defined($X))`"),
@@ -452,7 +455,22 @@ impl<'a> Evaluator<'a> {
             captures: None,
             ..caller
         });
-        self.eval(&m.body, scope)
+        // An error in the body points into the macro; say which call it came from
+        // (arguments are evaluated in the caller's text, so their errors already do).
+        let body = m.body.span;
+        self.eval(&m.body, scope).map_err(|mut e| {
+            let inside = e
+                .diag
+                .span
+                .is_some_and(|s| s.file == body.file && s.start >= body.start && s.end <= body.end);
+            if inside {
+                e.diag.labels.push(cf2_syntax::diagnostic::Label {
+                    span: call.span,
+                    message: format!("in this call of macro `{}`", m.name.name),
+                });
+            }
+            e
+        })
     }
 
     /// `import(...)` as a value: a new block holding the file's resources, whose references

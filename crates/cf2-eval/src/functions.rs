@@ -5,7 +5,7 @@
 use crate::error::{ErrorKind, EvalError, R};
 use crate::eval::Evaluator;
 use crate::model::ScopeId;
-use crate::ops::{compare_scalars, numeric, scalar_text};
+use crate::ops::{numeric, scalar_text};
 use crate::val::Val;
 use cf2_syntax::ast::{self, Expr};
 use cf2_syntax::Diagnostic;
@@ -231,15 +231,15 @@ impl<'a> Evaluator<'a> {
                 } else {
                     Ordering::Less
                 };
+                let order = crate::ops::extreme_order(items.items.iter()).map_err(|i| {
+                    let x = items.items.get(i).unwrap_or(&Val::Undef);
+                    element_error(call, arg, i, "numbers, or text", x)
+                })?;
                 let mut best: Option<&Val> = None;
-                for (i, x) in items.items.iter().enumerate() {
+                for x in items.items.iter() {
                     best = match best {
-                        None => Some(x),
-                        Some(b) => match compare_scalars(x, b) {
-                            Some(o) if o == want => Some(x),
-                            Some(_) => Some(b),
-                            None => return Err(element_error(call, arg, i, "numbers, or text", x)),
-                        },
+                        Some(b) if order(x, b) != Some(want) => Some(b),
+                        _ => Some(x),
                     };
                 }
                 best.cloned().ok_or_else(|| {

@@ -241,7 +241,7 @@ fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec
             .unwrap_or_else(|| ev.cwd.clone()),
         Main::Text { .. } => ev.cwd.clone(),
     };
-    ev.file_errors(id).map_err(flatten)?;
+    ev.file_errors(id, None).map_err(flatten)?;
     let top = ev.new_block(model::Place::Top, BlockState::Built);
     let chain = Rc::new(Chain {
         file: id,
@@ -321,8 +321,14 @@ fn select_path(
         });
     }
     let mut cur = Val::Block(top);
+    let mut parent = None;
     let mut walked = String::new();
     for step in path.split('.') {
+        if let Val::Block(b) = cur {
+            parent = Some((b, step));
+        } else {
+            parent = None;
+        }
         let key = match step.parse::<i64>() {
             Ok(i) => Val::Num(cf2_value::Number::Int(i)),
             Err(_) => Val::Lit(Rc::from(step)),
@@ -348,6 +354,13 @@ fn select_path(
         walked.push_str(step);
     }
     if cur.is_undef() {
+        // A resource: the same diagnostic as when the whole configuration is output
+        // (where its `?` or empty `if` is written, and why).
+        if let Some((b, name)) = parent {
+            if let Ok(Some(slot)) = ev.member(b, name, at) {
+                return Err(flatten(ev.undefined_error(slot)));
+            }
+        }
         return Err(vec![Diagnostic::error(format!("`{path}` is undefined"))]);
     }
     ev.materialize(&cur, 1, at).map_err(flatten)

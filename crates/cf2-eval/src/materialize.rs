@@ -164,13 +164,20 @@ impl<'a> Evaluator<'a> {
             let what = match &def.body {
                 Body::Expr(e, _) if matches!(e.kind, ExprKind::Undef) => {
                     declared = true;
-                    "declared undefined with `?` here"
+                    "declared undefined with `?` here".to_string()
                 }
-                Body::Expr(e, _) if matches!(e.kind, ExprKind::If(_)) => "this `if` gives no value",
-                Body::Expr(e, _) if matches!(e.kind, ExprKind::Ref(_) | ExprKind::Select(..)) => {
-                    "this refers to a resource that has no value"
+                Body::Expr(e, _) if matches!(e.kind, ExprKind::If(_)) => {
+                    "this `if` gives no value".to_string()
                 }
-                _ => "this gives no value",
+                // Name what is referred to, so that it can be looked up.
+                Body::Expr(e, _) => match &e.kind {
+                    ExprKind::Ref(id) => format!("`${}` has no value", id.name),
+                    ExprKind::Select(..) => {
+                        "this refers to a resource that has no value".to_string()
+                    }
+                    _ => "this gives no value".to_string(),
+                },
+                _ => "this gives no value".to_string(),
             };
             if first {
                 d = d.at(def.site).with_label(what);

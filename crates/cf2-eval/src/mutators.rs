@@ -20,7 +20,7 @@
 use crate::error::{EvalError, R};
 use crate::eval::Evaluator;
 use crate::model::{DefId, SlotId};
-use crate::ops::{compare_scalars, numeric};
+use crate::ops::numeric;
 use crate::val::Val;
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::Number;
@@ -125,23 +125,29 @@ impl<'a> Evaluator<'a> {
                 } else {
                     Ordering::Less
                 };
-                let mut best: Option<Val> = None;
-                for (d, v) in all {
-                    if !matches!(v, Val::Num(_) | Val::Lit(_) | Val::Str(_)) {
-                        return Err(wrong(self, d, &v, "numbers or text"));
+                if let Some((d, v)) = all
+                    .iter()
+                    .find(|(_, v)| !matches!(v, Val::Num(_) | Val::Lit(_) | Val::Str(_)))
+                {
+                    return Err(wrong(self, *d, v, "numbers or text"));
+                }
+                let order = match crate::ops::extreme_order(all.iter().map(|(_, v)| v)) {
+                    Ok(order) => order,
+                    Err(i) => {
+                        let (d, v) = all.get(i).cloned().unwrap_or((None, Val::Undef));
+                        return Err(wrong(self, d, &v, "values of one kind"));
                     }
+                };
+                let mut best: Option<Val> = None;
+                for (_, v) in all {
                     best = match best {
                         None => Some(v),
-                        Some(b) => match compare_scalars(&v, &b) {
+                        Some(b) => match order(&v, &b) {
                             Some(o) if o == want => Some(v),
-                            // A tie between kinds (3 and 3.0) is settled by kind, not order.
-                            Some(Ordering::Equal)
-                                if crate::val::kind_rank(&v) < crate::val::kind_rank(&b) =>
-                            {
-                                Some(v)
-                            }
-                            Some(_) => Some(b),
-                            None => return Err(wrong(self, d, &v, "values of one kind")),
+                            // A tie (3 and 3.0, '10' and '010') is settled by kind, then
+                            // by text, never by the order of the values.
+                            Some(Ordering::Equal) if tie_first(&v, &b) => Some(v),
+                            _ => Some(b),
                         },
                     };
                 }
@@ -236,4 +242,11 @@ fn sort_key(a: &Val, b: &Val) -> Ordering {
         (Val::Regex(x), Val::Regex(y)) => x.cmp(y),
         _ => rank(a).cmp(&rank(b)),
     }
+}
+
+/// Between two values that `max`/`min` find equal, whether `a` is kept rather than `b`: the
+/// lower kind rank, then the smaller text, so the choice does not depend on their order.
+fn tie_first(a: &Val, b: &Val) -> bool {
+    let (ra, rb) = (crate::val::kind_rank(a), crate::val::kind_rank(b));
+    ra < rb || (ra == rb && crate::ops::scalar_text(a) < crate::ops::scalar_text(b))
 }

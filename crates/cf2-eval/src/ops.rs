@@ -55,11 +55,38 @@ pub(crate) fn numeric(v: &Val) -> Option<Number> {
 pub(crate) fn scalar_text(v: &Val) -> Option<String> {
     match v {
         Val::Lit(s) | Val::Str(s) => Some(s.to_string()),
-        Val::Num(n) => Some(n.to_string()),
+        Val::Num(n) => Some(n.to_text()),
         Val::Bool(b) => Some(b.to_string()),
         Val::Regex(r) => Some(r.to_string()),
         _ => None,
     }
+}
+
+/// An order of scalars, `None` where two cannot be compared.
+pub(crate) type ScalarOrder = fn(&Val, &Val) -> Option<Ordering>;
+
+/// How `max` and `min` (the functions and the mutations) order their values. They see
+/// scalars as Perl functions do (reference §6.1: standard functions get plain Perl values),
+/// so the order is numeric when every value is a number or text that spells one, and lexical
+/// when every value is text; either way it is a total order, so the result does not depend
+/// on the order of the values (the mutations are commutative). `Err(i)`: value `i` fits
+/// neither (a non-scalar, or text that is not a number among numbers).
+pub(crate) fn extreme_order<'v>(
+    vals: impl Iterator<Item = &'v Val> + Clone,
+) -> Result<ScalarOrder, usize> {
+    if vals.clone().all(|v| numeric(v).is_some()) {
+        return Ok(|a, b| numeric(a)?.compare(numeric(b)?));
+    }
+    if vals.clone().all(|v| v.text().is_some()) {
+        return Ok(|a, b| Some(a.text()?.cmp(b.text()?)));
+    }
+    // Not a scalar; else a number among text, and the text that is not a number is blamed.
+    let not_scalar = vals
+        .clone()
+        .position(|v| !matches!(v, Val::Num(_) | Val::Lit(_) | Val::Str(_)));
+    Err(not_scalar
+        .or_else(|| vals.clone().position(|v| numeric(v).is_none()))
+        .unwrap_or(0))
 }
 
 /// Orders two scalars as the comparison operators do; `None` if they cannot be compared.
@@ -159,7 +186,7 @@ impl<'a> Evaluator<'a> {
             BinaryOp::Match | BinaryOp::NotMatch => {
                 let text = match a {
                     Val::Lit(s) | Val::Str(s) => s.to_string(),
-                    Val::Num(n) => n.to_string(),
+                    Val::Num(n) => n.to_text(),
                     _ => return Err(type_error(sym, "left side", lv, "text", l_at)),
                 };
                 let Val::Regex(pattern) = b else {

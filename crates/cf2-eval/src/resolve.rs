@@ -96,7 +96,7 @@ impl<'a> Evaluator<'a> {
                 .resolved_import(&name, dir, self.project_dir_ref());
             if let Some(f) = found.and_then(|id| self.file(id)) {
                 self.check_signature(&f.path, &f.source.name, Some(imp.span), None)?;
-                self.file_errors(f.id)?;
+                self.file_errors(f.id, Some(imp.span))?;
                 return Ok(Some(Imported::File(f.id)));
             }
         }
@@ -229,7 +229,7 @@ impl<'a> Evaluator<'a> {
             }
         };
         self.check_signature(&canonical, &display, at, signers)?;
-        self.file_errors(id)?;
+        self.file_errors(id, at)?;
         Ok(id)
     }
 
@@ -311,9 +311,9 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// Fails with a file's syntax and static-check errors, if it has any; reports its
-    /// `-Wdup` warnings once.
-    pub(crate) fn file_errors(&mut self, id: FileId) -> R<()> {
+    /// Fails with a file's syntax and static-check errors, if it has any, the first showing
+    /// the import `at` that loaded it; reports its `-Wdup` warnings once.
+    pub(crate) fn file_errors(&mut self, id: FileId, at: Option<Span>) -> R<()> {
         let Some(f) = self.file(id) else {
             return Ok(());
         };
@@ -322,7 +322,11 @@ impl<'a> Evaluator<'a> {
             self.warnings.extend(f.dup_warnings.iter().cloned());
         }
         if let Some((first, rest)) = f.errors.split_first() {
-            let mut e = EvalError::new(first.clone());
+            let mut first = first.clone();
+            if let Some(at) = at {
+                first = first.also(at, "imported here");
+            }
+            let mut e = EvalError::new(first);
             e.more = rest.to_vec();
             return Err(e);
         }

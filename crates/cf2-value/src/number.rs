@@ -135,6 +135,24 @@ impl Number {
     }
 }
 
+impl Number {
+    /// The number as text, as Perl turns a number into text (`++`, interpolation, `join`,
+    /// matching): like [`Display`](fmt::Display), but a float with no fraction has no `.`
+    /// either (`1.5 * 2 ++ ''` is `3`, as in Perl). Only the cf2 format keeps the `.`, so that
+    /// a float reads back as a float.
+    pub fn to_text(&self) -> String {
+        let s = self.to_string();
+        match self {
+            Number::Float(_) => match s.strip_suffix(".0") {
+                Some("-0") => "0".to_string(),
+                Some(whole) => whole.to_string(),
+                None => s,
+            },
+            Number::Int(_) => s,
+        }
+    }
+}
+
 /// Decimal notation, as Perl shows a number: an integer in full; a float with 15
 /// significant digits (`0.1 + 0.2` is `0.3`, [`Number::perl_rounded`]), never in exponent
 /// form (CF2 has none), and always with a `.` so that it reads back as a float (`1e300` is
@@ -164,6 +182,11 @@ mod tests {
         assert_eq!(Number::Int(123).to_string(), "123");
         assert_eq!(Number::Float(-45.67).to_string(), "-45.67");
         assert_eq!(Number::Float(3.0).to_string(), "3.0");
+        assert_eq!(Number::Float(3.0).to_text(), "3");
+        assert_eq!(Number::Float(-0.0).to_text(), "0");
+        assert_eq!(Number::Float(2.5).to_text(), "2.5");
+        assert_eq!(Number::Float(1e20).to_text(), "100000000000000000000");
+        assert_eq!(Number::Int(10).to_text(), "10");
         assert!(Number::Float(1e300).to_string().ends_with(".0"));
         assert_eq!(Number::Float(0.1 + 0.2).to_string(), "0.3");
         assert_eq!(Number::Float(1.0 / 3.0).to_string(), "0.333333333333333");

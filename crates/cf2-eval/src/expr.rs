@@ -281,6 +281,11 @@ impl<'a> Evaluator<'a> {
                     let piece: std::borrow::Cow<'_, str> = match &v {
                         Val::Lit(s) | Val::Str(s) => std::borrow::Cow::Borrowed(s),
                         // Written in place (in a regex, its `.` is escaped below).
+                        Val::Num(cf2_value::Number::Int(i)) if !in_regex => {
+                            use std::fmt::Write;
+                            let _ = write!(out, "{i}");
+                            continue;
+                        }
                         Val::Num(n) if !in_regex => {
                             out.push_str(&n.to_text());
                             continue;

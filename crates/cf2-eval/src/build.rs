@@ -575,12 +575,7 @@ impl<'a> Evaluator<'a> {
         let mut refs = Vec::new();
         match stmt {
             Statement::If(c) => refs_in(&c.cond, &mut refs),
-            Statement::Import(i) => {
-                refs_in(&i.path, &mut refs);
-                if let Some(signers) = &i.signers {
-                    refs_in(signers, &mut refs);
-                }
-            }
+            Statement::Import(i) => refs_in_import(i, &mut refs),
             Statement::Call(c) => c.args.iter().for_each(|a| refs_in(a, &mut refs)),
             Statement::Resource(_) | Statement::Macro(_) => {}
         }
@@ -682,20 +677,9 @@ fn refs_in<'e>(e: &'e ast::Expr, out: &mut Vec<(&'e str, Span)>) {
             refs_in(b, out);
         }
         ExprKind::Unary(_, a) => refs_in(a, out),
-        ExprKind::If(i) => {
-            refs_in(&i.cond, out);
-            refs_in(&i.then, out);
-            if let Some(o) = &i.otherwise {
-                refs_in(o, out);
-            }
-        }
+        ExprKind::If(i) => refs_in_if(i, out),
         ExprKind::Call(c) => c.args.iter().for_each(|x| refs_in(x, out)),
-        ExprKind::Import(i) => {
-            refs_in(&i.path, out);
-            if let Some(s) = &i.signers {
-                refs_in(s, out);
-            }
-        }
+        ExprKind::Import(i) => refs_in_import(i, out),
         ExprKind::Block(body) => body.iter().for_each(|st| refs_in_statement(st, out)),
         ExprKind::Literal(_)
         | ExprKind::Number(_)
@@ -709,20 +693,26 @@ fn refs_in<'e>(e: &'e ast::Expr, out: &mut Vec<(&'e str, Span)>) {
 fn refs_in_statement<'e>(st: &'e Statement, out: &mut Vec<(&'e str, Span)>) {
     match st {
         Statement::Resource(r) => r.mutations.iter().for_each(|m| refs_in(&m.value, out)),
-        Statement::Import(i) => {
-            refs_in(&i.path, out);
-            if let Some(s) = &i.signers {
-                refs_in(s, out);
-            }
-        }
-        Statement::If(i) => {
-            refs_in(&i.cond, out);
-            refs_in(&i.then, out);
-            if let Some(o) = &i.otherwise {
-                refs_in(o, out);
-            }
-        }
+        Statement::Import(i) => refs_in_import(i, out),
+        Statement::If(i) => refs_in_if(i, out),
         Statement::Call(c) => c.args.iter().for_each(|x| refs_in(x, out)),
         Statement::Macro(_) => {}
+    }
+}
+
+/// The `$name`s written in an `import(...)`: its path and its signers.
+fn refs_in_import<'e>(i: &'e ast::Import, out: &mut Vec<(&'e str, Span)>) {
+    refs_in(&i.path, out);
+    if let Some(s) = &i.signers {
+        refs_in(s, out);
+    }
+}
+
+/// The `$name`s written in an `if`: its condition and both branches.
+fn refs_in_if<'e>(i: &'e ast::If, out: &mut Vec<(&'e str, Span)>) {
+    refs_in(&i.cond, out);
+    refs_in(&i.then, out);
+    if let Some(o) = &i.otherwise {
+        refs_in(o, out);
     }
 }

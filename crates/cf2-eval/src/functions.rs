@@ -231,7 +231,8 @@ impl<'a> Evaluator<'a> {
                 } else {
                     Ordering::Less
                 };
-                let order = crate::ops::extreme_order(items.items.iter()).map_err(|i| {
+                let order = crate::ops::extreme_order(items.items.iter()).map_err(|e| {
+                    let (crate::ops::Unordered::NotScalar(i) | crate::ops::Unordered::Mixed(i)) = e;
                     let x = items.items.get(i).unwrap_or(&Val::Undef);
                     element_error(call, arg, i, "numbers, or text", x)
                 })?;

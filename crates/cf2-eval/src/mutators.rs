@@ -20,7 +20,7 @@
 use crate::error::{EvalError, R};
 use crate::eval::Evaluator;
 use crate::model::{DefId, SlotId};
-use crate::ops::numeric;
+use crate::ops::{numeric, Unordered};
 use crate::val::Val;
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::Number;
@@ -125,17 +125,15 @@ impl<'a> Evaluator<'a> {
                 } else {
                     Ordering::Less
                 };
-                if let Some((d, v)) = all
-                    .iter()
-                    .find(|(_, v)| !matches!(v, Val::Num(_) | Val::Lit(_) | Val::Str(_)))
-                {
-                    return Err(wrong(self, *d, v, "numbers or text"));
-                }
                 let order = match crate::ops::extreme_order(all.iter().map(|(_, v)| v)) {
                     Ok(order) => order,
-                    Err(i) => {
+                    Err(e) => {
+                        let (i, want) = match e {
+                            Unordered::NotScalar(i) => (i, "numbers or text"),
+                            Unordered::Mixed(i) => (i, "values of one kind"),
+                        };
                         let (d, v) = all.get(i).cloned().unwrap_or((None, Val::Undef));
-                        return Err(wrong(self, d, &v, "values of one kind"));
+                        return Err(wrong(self, d, &v, want));
                     }
                 };
                 let mut best: Option<Val> = None;

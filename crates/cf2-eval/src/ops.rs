@@ -65,28 +65,38 @@ pub(crate) fn scalar_text(v: &Val) -> Option<String> {
 /// An order of scalars, `None` where two cannot be compared.
 pub(crate) type ScalarOrder = fn(&Val, &Val) -> Option<Ordering>;
 
+/// Why [`extreme_order`] found no order, and which value is to blame.
+pub(crate) enum Unordered {
+    /// Value `i` is not a number or text.
+    NotScalar(usize),
+    /// Value `i` is text that is not a number, among numbers.
+    Mixed(usize),
+}
+
 /// How `max` and `min` (the functions and the mutations) order their values. They see
 /// scalars as Perl functions do (reference §6.1: standard functions get plain Perl values),
 /// so the order is numeric when every value is a number or text that spells one, and lexical
 /// when every value is text; either way it is a total order, so the result does not depend
-/// on the order of the values (the mutations are commutative). `Err(i)`: value `i` fits
-/// neither (a non-scalar, or text that is not a number among numbers).
+/// on the order of the values (the mutations are commutative).
 pub(crate) fn extreme_order<'v>(
     vals: impl Iterator<Item = &'v Val> + Clone,
-) -> Result<ScalarOrder, usize> {
+) -> Result<ScalarOrder, Unordered> {
+    if let Some(i) = vals
+        .clone()
+        .position(|v| !matches!(v, Val::Num(_) | Val::Lit(_) | Val::Str(_)))
+    {
+        return Err(Unordered::NotScalar(i));
+    }
     if vals.clone().all(|v| numeric(v).is_some()) {
         return Ok(|a, b| numeric(a)?.compare(numeric(b)?));
     }
     if vals.clone().all(|v| v.text().is_some()) {
         return Ok(|a, b| Some(a.text()?.cmp(b.text()?)));
     }
-    // Not a scalar; else a number among text, and the text that is not a number is blamed.
-    let not_scalar = vals
-        .clone()
-        .position(|v| !matches!(v, Val::Num(_) | Val::Lit(_) | Val::Str(_)));
-    Err(not_scalar
-        .or_else(|| vals.clone().position(|v| numeric(v).is_none()))
-        .unwrap_or(0))
+    // Numbers among text: the text that is not a number is blamed.
+    Err(Unordered::Mixed(
+        vals.clone().position(|v| numeric(v).is_none()).unwrap_or(0),
+    ))
 }
 
 /// Orders two scalars as the comparison operators do; `None` if they cannot be compared.

@@ -27,20 +27,13 @@ impl SourceFile {
     /// The byte offset at which each line starts (the first is 0).
     fn line_starts(&self) -> &[u32] {
         self.line_starts.get_or_init(|| {
-            let bytes = self.text.as_bytes();
-            let lines = 1 + bytes.iter().filter(|&&b| b == b'\n').count();
-            let mut next = 0usize;
-            // An iterator of known length: collected straight into the `Arc`.
-            (0..lines)
-                .map(|_| {
-                    let start = next;
-                    next = bytes
-                        .get(start..)
-                        .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
-                        .map_or(bytes.len(), |p| start + p + 1);
-                    u32::try_from(start).unwrap_or(u32::MAX)
-                })
-                .collect()
+            let mut starts = vec![0u32];
+            for (i, b) in self.text.bytes().enumerate() {
+                if b == b'\n' {
+                    starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
+                }
+            }
+            starts.into()
         })
     }
 

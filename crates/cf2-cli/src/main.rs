@@ -6,9 +6,11 @@ mod batch;
 mod output;
 
 use clap::{Args, Parser, Subcommand};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Parser)]
 #[command(name = "cf2", version, about = "Compile CF2 configurations", long_about = None)]
@@ -130,27 +132,77 @@ pub struct CompileArgs {
     no_keychain: bool,
 }
 
-/// mimalloc (v2): a compile makes about a thousand small short-lived allocations per host,
-/// and glibc's malloc spent 29% of a batch's instructions on them; with mimalloc a
-/// 10,000-host batch takes 13% less wall time and one host no longer (BENCHMARKS.md). The
-/// library does not choose an allocator; only this binary does.
+/// The allocator: mimalloc (v2) for a batch, the C library's malloc for one compile.
+///
+/// A batch makes about a thousand small short-lived allocations per host; glibc's malloc
+/// spent 29% of a batch's instructions on them, and with mimalloc a 10,000-host batch takes
+/// 13% less wall time. One compile is a few milliseconds of process, most of it start-up:
+/// mimalloc's 1 GiB arena, its huge pages (two 2 MiB pages zeroed on first touch) and its
+/// purge at exit cost it 0.5 ms there (BENCHMARKS.md), so a single compile keeps malloc.
+/// The choice is made from the command line before the first allocation (`choose_allocator`)
+/// and never changes, so every block is freed by the allocator that made it. The library
+/// does not choose an allocator; only this binary does.
 #[global_allocator]
-static GLOBAL: Mimalloc = Mimalloc;
+static GLOBAL: CliAllocator = CliAllocator;
 
-/// mimalloc through its C interface. The `mimalloc` crate asks for an aligned block on
-/// every call; nearly all of ours need no more than the 8 bytes every mimalloc block is
-/// aligned to, and `mi_malloc` serves those with fewer instructions.
-struct Mimalloc;
+/// mimalloc (for a batch) or the system allocator (for one compile); see [`GLOBAL`].
+struct CliAllocator;
+
+/// True when this process serves its allocations from mimalloc. Set only by
+/// `choose_allocator`, which runs before `main` and before any allocation.
+static USE_MIMALLOC: AtomicBool =
+    AtomicBool::new(!cfg!(all(target_os = "linux", target_env = "gnu")));
+
+/// True once the system allocator has served a block: from then on the choice is final.
+static SYSTEM_ALLOCATED: AtomicBool = AtomicBool::new(false);
+
+/// Runs with the other constructors, before `main` and the standard library's first
+/// allocation: glibc passes every `.init_array` function the program's arguments (the
+/// standard library reads its own `args()` the same way). A batch names `--out-dir`.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[used]
+#[link_section = ".init_array"]
+static CHOOSE_ALLOCATOR: extern "C" fn(
+    std::ffi::c_int,
+    *const *const std::ffi::c_char,
+    *const *const std::ffi::c_char,
+) = choose_allocator;
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+extern "C" fn choose_allocator(
+    argc: std::ffi::c_int,
+    argv: *const *const std::ffi::c_char,
+    _envp: *const *const std::ffi::c_char,
+) {
+    if argv.is_null() || SYSTEM_ALLOCATED.load(Ordering::Relaxed) {
+        return;
+    }
+    let batch = (1..usize::try_from(argc).unwrap_or(0)).any(|i| {
+        // SAFETY: glibc passes `argc` valid, NUL-terminated strings in `argv`.
+        let arg = unsafe { std::ffi::CStr::from_ptr(*argv.add(i)) }.to_bytes();
+        arg == b"--out-dir" || arg.starts_with(b"--out-dir=")
+    });
+    USE_MIMALLOC.store(batch, Ordering::Relaxed);
+}
 
 /// The alignment of every mimalloc block (its smallest size class is one word).
 const WORD: usize = 8;
 
-// SAFETY: each function hands the request to mimalloc unchanged, through the aligned
-// interface whenever the alignment asked for is more than a word; `mi_free` releases
-// blocks from either interface.
-unsafe impl std::alloc::GlobalAlloc for Mimalloc {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+// SAFETY: the allocator is fixed before the first allocation (`choose_allocator` gives up
+// once the system allocator has served one), so each block is released, resized and freed
+// by the allocator that made it. mimalloc gets each request unchanged, through its aligned
+// interface whenever the alignment asked for is more than a word (`mi_free` releases blocks
+// from either interface): its `mimalloc` crate asks for an aligned block on every call, and
+// `mi_malloc` serves the word-aligned ones (nearly all) with fewer instructions.
+unsafe impl GlobalAlloc for CliAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         use libmimalloc_sys as mi;
+        if !USE_MIMALLOC.load(Ordering::Relaxed) {
+            if !SYSTEM_ALLOCATED.load(Ordering::Relaxed) {
+                SYSTEM_ALLOCATED.store(true, Ordering::Relaxed);
+            }
+            return System.alloc(layout);
+        }
         if layout.align() <= WORD {
             mi::mi_malloc(layout.size()).cast()
         } else {
@@ -158,8 +210,14 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
         }
     }
 
-    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         use libmimalloc_sys as mi;
+        if !USE_MIMALLOC.load(Ordering::Relaxed) {
+            if !SYSTEM_ALLOCATED.load(Ordering::Relaxed) {
+                SYSTEM_ALLOCATED.store(true, Ordering::Relaxed);
+            }
+            return System.alloc_zeroed(layout);
+        }
         if layout.align() <= WORD {
             mi::mi_zalloc(layout.size()).cast()
         } else {
@@ -167,12 +225,18 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
         }
     }
 
-    unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if !USE_MIMALLOC.load(Ordering::Relaxed) {
+            return System.dealloc(ptr, layout);
+        }
         libmimalloc_sys::mi_free(ptr.cast());
     }
 
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         use libmimalloc_sys as mi;
+        if !USE_MIMALLOC.load(Ordering::Relaxed) {
+            return System.realloc(ptr, layout, new_size);
+        }
         if layout.align() <= WORD {
             mi::mi_realloc(ptr.cast(), new_size).cast()
         } else {

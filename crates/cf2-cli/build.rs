@@ -10,7 +10,11 @@
 //! code is still compiled position-independent, so only the link changes, and tests and
 //! libraries are not affected (`rustc-link-arg-bins`).
 fn main() {
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+    // A static build (`scripts/build-static.sh`) is position-dependent by its own flags;
+    // `-no-pie` on a static-pie link would give a binary that cannot start.
+    let crt_static = std::env::var("CARGO_CFG_TARGET_FEATURE")
+        .is_ok_and(|features| features.split(',').any(|f| f == "crt-static"));
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") && !crt_static {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }

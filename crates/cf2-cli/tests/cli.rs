@@ -474,6 +474,30 @@ fn main_files_reached_through_links_are_the_files_they_name() {
     );
 }
 
+/// An import is known by its canonical path too: a file imported by its own name, through
+/// a link to it and through a link to its directory is one file, imported once (each file
+/// is read from its directory's canonical form only when its own name is not a link).
+#[cfg(unix)]
+#[test]
+fn imports_reached_through_links_are_the_files_they_name() {
+    use std::os::unix::fs::symlink;
+    let dir = project("");
+    let root = dir.path();
+    fs::create_dir(root.join("lib")).unwrap();
+    fs::create_dir(root.join("hosts")).unwrap();
+    fs::write(root.join("lib/common.cf2"), "Count ~(sum)> 1\n").unwrap();
+    symlink("lib/common.cf2", root.join("alias.cf2")).unwrap();
+    symlink("lib", root.join("via")).unwrap();
+    fs::write(
+        root.join("hosts/h.cf2"),
+        "import('../alias')\nimport('../lib/common')\nimport('../via/common')\n",
+    )
+    .unwrap();
+    let o = cf2(root, &["compile", "hosts/h.cf2", "-o", "-.json"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "{\n  \"Count\": 1\n}\n");
+}
+
 /// A batch remembers where imports resolved, for the next hosts. A compile that imports
 /// its own main file (a cycle, here) must not leave that file's id behind: in the next
 /// compile the same id is that compile's own main file.

@@ -89,7 +89,7 @@ pub struct Loader {
     imports: Mutex<HashMap<u64, Vec<ResolvedImport>, Hasher>>,
     import_hasher: Hasher,
     /// Canonical forms of paths already resolved (each costs a `readlink` per component):
-    /// imported files, and the directories of main files (see [`Loader::read_main`]).
+    /// imported files, and the directories of main files (see [`Loader::read_in_canonical_dir`]).
     canonical: Mutex<HashMap<OsString, PathBuf, Hasher>>,
     /// The working directory, asked of the host once: a loader's compiles share it, as they
     /// share the import searches that depend on it (a `getcwd` per host showed in batches).
@@ -253,15 +253,28 @@ impl Loader {
         Ok(c)
     }
 
-    /// The main file of a compile at `path` (absolute and lexically normal): its canonical
-    /// path and its bytes, read with one `open` — the directory's canonical form is
-    /// resolved once per run and kept, and the host reads the file only if its own name is
-    /// not a symbolic link, which makes directory + name canonical. `None` when that does
-    /// not apply (a link, an error, a host that cannot tell): the caller then
-    /// canonicalises the whole path and reads it as for any file, errors included.
-    pub fn read_main(&self, host: &dyn Host, path: &Path) -> Option<(PathBuf, Vec<u8>)> {
+    /// The canonical path of the file at `path` (absolute), worked out from its directory's
+    /// canonical form, which is resolved once per run and kept: right unless the file's own
+    /// name is a symbolic link, which [`Loader::read_in_canonical_dir`] and the callers of
+    /// this one rule out. `None` when `path` has no directory and name.
+    pub fn in_canonical_dir(&self, host: &dyn Host, path: &Path) -> Option<PathBuf> {
         let (dir, name) = (path.parent()?, path.file_name()?);
-        let canonical = self.canonicalize(host, dir).ok()?.join(name);
+        Some(self.canonicalize(host, dir).ok()?.join(name))
+    }
+
+    /// The file at `path` (absolute): its canonical path and its bytes, read with one
+    /// `open`. The host reads the file only if its own name is not a symbolic link, which
+    /// makes [`Loader::in_canonical_dir`] canonical. `None` when that does not apply (a
+    /// link, an error, a host that cannot tell): the caller then canonicalises the whole
+    /// path and reads it as for any file, errors included. Resolving every component of
+    /// every path instead costs a `readlink` per component, most of a single compile's
+    /// system calls.
+    pub fn read_in_canonical_dir(
+        &self,
+        host: &dyn Host,
+        path: &Path,
+    ) -> Option<(PathBuf, Vec<u8>)> {
+        let canonical = self.in_canonical_dir(host, path)?;
         let bytes = host.read_file_unless_link(&canonical)?;
         Some((canonical, bytes))
     }
@@ -479,24 +492,26 @@ mod tests {
     }
 
     #[test]
-    fn a_main_file_is_read_from_its_canonical_directory() {
+    fn a_file_is_read_from_its_canonical_directory() {
         let host = MemoryHost::new()
             .with_file("hosts/a.cf2", "A => 1\n")
             .with_file("hosts/b.cf2", "B => 1\n");
         let loader = Loader::new();
         let (path, bytes) = loader
-            .read_main(&host, Path::new("/work/hosts/a.cf2"))
+            .read_in_canonical_dir(&host, Path::new("/work/hosts/a.cf2"))
             .unwrap();
         assert_eq!(
             (path.as_path(), bytes.as_slice()),
             (Path::new("/work/hosts/a.cf2"), &b"A => 1\n"[..])
         );
         assert!(loader
-            .read_main(&host, Path::new("/work/hosts/c.cf2"))
+            .read_in_canonical_dir(&host, Path::new("/work/hosts/c.cf2"))
             .is_none());
         assert!(loader
-            .read_main(&host, Path::new("/work/other/a.cf2"))
+            .read_in_canonical_dir(&host, Path::new("/work/other/a.cf2"))
             .is_none());
-        assert!(loader.read_main(&host, Path::new("a.cf2")).is_none());
+        assert!(loader
+            .read_in_canonical_dir(&host, Path::new("a.cf2"))
+            .is_none());
     }
 }

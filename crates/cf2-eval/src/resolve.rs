@@ -167,14 +167,16 @@ impl<'a> Evaluator<'a> {
         signers: Option<(&[String], Span)>,
         display: Option<String>,
     ) -> R<FileId> {
-        // The main file (each compile of a batch has its own) is read with one `open`;
-        // imports, shared by the batch, are resolved once per path.
-        let main = match at {
-            None => self.loader.read_main(self.host, path),
-            Some(_) => None,
+        // A file is read with one `open` from its directory's canonical form (kept for the
+        // run), unless it is already loaded: imports are shared by a batch, and a file
+        // loaded under its canonical path is no symbolic link.
+        let found = match self.loader.in_canonical_dir(self.host, path) {
+            Some(c) if at.is_some() && self.loader.loaded(&c).is_some() => Some((c, None)),
+            Some(c) => self.host.read_file_unless_link(&c).map(|b| (c, Some(b))),
+            None => None,
         };
-        let (canonical, read) = match main {
-            Some((canonical, bytes)) => (canonical, Some(bytes)),
+        let (canonical, read) = match found {
+            Some(found) => found,
             None => {
                 let canonical = self
                     .loader

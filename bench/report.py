@@ -148,12 +148,14 @@ def main(argv):
     # (a)
     w("### One host, whole process (`%s`)" % env.get("host1"))
     w("")
-    w("hyperfine, no shell, 10 warm-ups. Wall time per process; CPU = user + system.")
+    w("hyperfine, no shell, 10 warm-ups. Wall time per process; CPU = user + system. "
+      "cf2 is the binary to deploy (`scripts/build-static.sh`: %s); \"cf2 (cargo build)\" "
+      "is `cargo build --release`, dynamically linked." % env.get("cf2_binary", "?"))
     w("")
     w("| tool | mean ± σ | min | CPU (mean) | max RSS | vs cf2 (mean) |")
     w("|---|---|---|---|---|---|")
     base = one.get("cf2")
-    for tool in ("cf2", "jrsonnet", "jsonnet"):
+    for tool in ("cf2", "cf2 (cargo build)", "jrsonnet", "jsonnet"):
         r = one.get(tool)
         if not r:
             continue
@@ -244,6 +246,10 @@ def main(argv):
         ok = base["mean"] < 2e-3
         w("- One host in under 2 ms of wall time: **%s** — mean %s, min %s." % (
             "met" if ok else "missed", ms(base["mean"]), ms(base["min"])))
+        dyn = one.get("cf2 (cargo build)")
+        if dyn:
+            w("  (`cargo build --release`, dynamically linked: mean %s, min %s.)" % (
+                ms(dyn["mean"]), ms(dyn["min"])))
     for label, results in (("outputs on disk", big), ("outputs on tmpfs", big_tmp)):
         c, j = results.get("cf2"), results.get("jrsonnet -m")
         if c and j:

@@ -22,7 +22,9 @@
 #   TMPFS [/dev/shm]      a RAM file system for the "outputs on tmpfs" rows ('' to skip)
 #   SKIP_CRITERION [0]    1: skip the criterion micro-benchmarks
 #   OUT [bench/out]       where sites, outputs and results go
-#   CF2 [unset]           a cf2 binary to measure instead of building target/release/cf2
+#   CF2 [unset]           a cf2 binary to measure instead of building one with
+#                         scripts/build-static.sh (and target/release/cf2 beside it)
+#   CF2_CARGO [unset]     with CF2: a second binary for the one-host rows, "cf2 (cargo build)"
 #   CF2_DESC [unset]      how to describe that binary in the report (e.g. "commit abc1234")
 set -euo pipefail
 
@@ -77,14 +79,21 @@ if [[ ! -x $JRSONNET ]]; then
 fi
 JSONNET=$(command -v jsonnet)
 
+# cf2 is the binary to deploy (scripts/build-static.sh: static on Linux with glibc); the
+# one-host measurement also runs the plain `cargo build --release` binary (CF2_CARGO), whose
+# start-up pays for the dynamic loader.
 if [[ -n ${CF2:-} ]]; then
     log "using the cf2 binary $CF2 (CF2 is set; not building)"
     [[ -x $CF2 ]] || die "CF2=$CF2 is not an executable"
 else
-    log "building cf2 (release)"
+    log "building cf2 (release, scripts/build-static.sh)"
+    CF2=$ROOT/$("$ROOT/scripts/build-static.sh")
+    log "building cf2 (release, cargo build)"
     (cd "$ROOT" && cargo build --release -p cf2-cli)
-    CF2=$ROOT/target/release/cf2
+    [[ $CF2 -ef $ROOT/target/release/cf2 ]] || CF2_CARGO=$ROOT/target/release/cf2
 fi
+CF2_CARGO=${CF2_CARGO:-}
+[[ -z $CF2_CARGO || -x $CF2_CARGO ]] || die "CF2_CARGO=$CF2_CARGO is not an executable"
 
 # --- the sites -------------------------------------------------------------------------------
 RAW=$OUT/raw
@@ -154,6 +163,7 @@ rm -rf "$WORK"/check-*
     else
         echo "cf2=$("$CF2" --version) ($(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo ', with uncommitted changes'))"
     fi
+    echo "cf2_binary=$(file -b "$CF2" | cut -d, -f1-2,4 | sed 's/ *$//')"
     echo "jrsonnet=$("$JRSONNET" --version)"
     echo "jsonnet=$("$JSONNET" --version 2>&1 | head -1)"
     echo "hyperfine=$(hyperfine --version)"
@@ -171,8 +181,11 @@ rm -rf "$WORK"/check-*
 
 # --- (a) one host, whole process ------------------------------------------------------------------
 log "(a) one host as a whole process"
+one_cargo=()
+[[ -n $CF2_CARGO ]] && one_cargo=(--command-name "cf2 (cargo build)" "$CF2_CARGO compile $BIG/cf2/hosts/$HOST1.cf2 -o -.json")
 hyperfine -N --warmup 10 --runs "$RUNS_ONE" --export-json "$RAW/one.json" \
     --command-name cf2 "$CF2 compile $BIG/cf2/hosts/$HOST1.cf2 -o -.json" \
+    "${one_cargo[@]}" \
     --command-name jrsonnet "$JRSONNET $BIG/jsonnet/hosts/$HOST1.jsonnet" \
     --command-name jsonnet "$JSONNET $BIG/jsonnet/hosts/$HOST1.jsonnet"
 
@@ -230,6 +243,7 @@ measure() { # TOOL N OUTDIR command...
 }
 one_o=$WORK/mem-none
 measure cf2 1 "$one_o" "$CF2" compile "$BIG/cf2/hosts/$HOST1.cf2" -o -.json
+[[ -n $CF2_CARGO ]] && measure "cf2 (cargo build)" 1 "$one_o" "$CF2_CARGO" compile "$BIG/cf2/hosts/$HOST1.cf2" -o -.json
 measure jrsonnet 1 "$one_o" "$JRSONNET" "$BIG/jsonnet/hosts/$HOST1.jsonnet"
 measure jsonnet 1 "$one_o" "$JSONNET" "$BIG/jsonnet/hosts/$HOST1.jsonnet"
 for n in $(printf '%s\n' "$SMALL_HOSTS" "$HOSTS" | sort -nu); do

@@ -42,6 +42,9 @@ if [ -d "$shared/cases" ]; then
   python3 "$shared/run.py" --cf2 target/debug/cf2 "$shared/cases"
   echo "== project cases through the conformance runner"
   python3 "$shared/run.py" --cf2 target/debug/cf2 tests/cases
+  echo "== the binary to deploy (scripts/build-static.sh) through the conformance cases"
+  static=$(./scripts/build-static.sh)
+  python3 "$shared/run.py" --cf2 "$static" "$shared/cases"
 else
   echo "== (no ../shared/conformance here: skipped the external runner)"
 fi

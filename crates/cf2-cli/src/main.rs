@@ -10,7 +10,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 #[derive(Parser)]
 #[command(name = "cf2", version, about = "Compile CF2 configurations", long_about = None)]
@@ -148,13 +148,27 @@ static GLOBAL: CliAllocator = CliAllocator;
 /// mimalloc (for a batch) or the system allocator (for one compile); see [`GLOBAL`].
 struct CliAllocator;
 
-/// True when this process serves its allocations from mimalloc. Set only by
-/// `choose_allocator`, which runs before `main` and before any allocation.
-static USE_MIMALLOC: AtomicBool =
-    AtomicBool::new(!cfg!(all(target_os = "linux", target_env = "gnu")));
+/// Which allocator serves this process: [`UNDECIDED`] until `choose_allocator` runs or a
+/// block is allocated, then [`SYSTEM`] or [`MIMALLOC`] for good.
+static ALLOCATOR: AtomicU8 = AtomicU8::new(if cfg!(all(target_os = "linux", target_env = "gnu")) {
+    UNDECIDED
+} else {
+    MIMALLOC
+});
+const UNDECIDED: u8 = 0;
+const SYSTEM: u8 = 1;
+const MIMALLOC: u8 = 2;
 
-/// True once the system allocator has served a block: from then on the choice is final.
-static SYSTEM_ALLOCATED: AtomicBool = AtomicBool::new(false);
+/// Whether mimalloc serves this allocation; an allocation made while undecided settles the
+/// choice on the system allocator, whose block it is.
+#[inline(always)]
+fn mimalloc_serves() -> bool {
+    let allocator = ALLOCATOR.load(Ordering::Relaxed);
+    if allocator == UNDECIDED {
+        ALLOCATOR.store(SYSTEM, Ordering::Relaxed);
+    }
+    allocator == MIMALLOC
+}
 
 /// Runs with the other constructors, before `main` and the standard library's first
 /// allocation: glibc passes every `.init_array` function the program's arguments (the
@@ -174,7 +188,7 @@ extern "C" fn choose_allocator(
     argv: *const *const std::ffi::c_char,
     _envp: *const *const std::ffi::c_char,
 ) {
-    if argv.is_null() || SYSTEM_ALLOCATED.load(Ordering::Relaxed) {
+    if argv.is_null() {
         return;
     }
     let batch = (1..usize::try_from(argc).unwrap_or(0)).any(|i| {
@@ -182,14 +196,16 @@ extern "C" fn choose_allocator(
         let arg = unsafe { std::ffi::CStr::from_ptr(*argv.add(i)) }.to_bytes();
         arg == b"--out-dir" || arg.starts_with(b"--out-dir=")
     });
-    USE_MIMALLOC.store(batch, Ordering::Relaxed);
+    let chosen = if batch { MIMALLOC } else { SYSTEM };
+    // Only while undecided: a block already allocated came from the system allocator.
+    let _ = ALLOCATOR.compare_exchange(UNDECIDED, chosen, Ordering::Relaxed, Ordering::Relaxed);
 }
 
 /// The alignment of every mimalloc block (its smallest size class is one word).
 const WORD: usize = 8;
 
-// SAFETY: the allocator is fixed before the first allocation (`choose_allocator` gives up
-// once the system allocator has served one), so each block is released, resized and freed
+// SAFETY: the allocator is fixed before the first allocation, or by it (`ALLOCATOR` leaves
+// `UNDECIDED` once, never to return), so each block is released, resized and freed
 // by the allocator that made it. mimalloc gets each request unchanged, through its aligned
 // interface whenever the alignment asked for is more than a word (`mi_free` releases blocks
 // from either interface): its `mimalloc` crate asks for an aligned block on every call, and
@@ -197,10 +213,7 @@ const WORD: usize = 8;
 unsafe impl GlobalAlloc for CliAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         use libmimalloc_sys as mi;
-        if !USE_MIMALLOC.load(Ordering::Relaxed) {
-            if !SYSTEM_ALLOCATED.load(Ordering::Relaxed) {
-                SYSTEM_ALLOCATED.store(true, Ordering::Relaxed);
-            }
+        if !mimalloc_serves() {
             return System.alloc(layout);
         }
         if layout.align() <= WORD {
@@ -212,10 +225,7 @@ unsafe impl GlobalAlloc for CliAllocator {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         use libmimalloc_sys as mi;
-        if !USE_MIMALLOC.load(Ordering::Relaxed) {
-            if !SYSTEM_ALLOCATED.load(Ordering::Relaxed) {
-                SYSTEM_ALLOCATED.store(true, Ordering::Relaxed);
-            }
+        if !mimalloc_serves() {
             return System.alloc_zeroed(layout);
         }
         if layout.align() <= WORD {
@@ -226,7 +236,7 @@ unsafe impl GlobalAlloc for CliAllocator {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if !USE_MIMALLOC.load(Ordering::Relaxed) {
+        if !mimalloc_serves() {
             return System.dealloc(ptr, layout);
         }
         libmimalloc_sys::mi_free(ptr.cast());
@@ -234,7 +244,7 @@ unsafe impl GlobalAlloc for CliAllocator {
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         use libmimalloc_sys as mi;
-        if !USE_MIMALLOC.load(Ordering::Relaxed) {
+        if !mimalloc_serves() {
             return System.realloc(ptr, layout, new_size);
         }
         if layout.align() <= WORD {

@@ -170,9 +170,9 @@ impl<'a> Evaluator<'a> {
 
     /// A new resource, made a member of block `parent` under `name`.
     pub(crate) fn new_slot(&mut self, name: Name<'a>, parent: BlockId) -> SlotId {
-        let id = SlotId(self.slots.len() as u32);
-        self.block_mut(parent).members.insert(name.clone(), id);
-        self.push_slot(name, parent, Defs::new(), false)
+        let id = self.push_slot(name.clone(), parent, Defs::new(), false);
+        self.block_mut(parent).members.insert(name, id);
+        id
     }
 
     /// A new resource of block `parent` that the caller enters in the block's member map

@@ -60,10 +60,15 @@ impl<'a> Gathered<'a> {
     }
 
     fn of(&self, placeholder: SlotId) -> &[Contribution] {
-        self.contributions
-            .get(placeholder.0 as usize)
-            .map_or(&[], |c| c.as_slice())
+        contributions_at(&self.contributions, placeholder)
     }
+}
+
+/// The contributions a [`Gathered`] name's placeholder stands for.
+fn contributions_at(contributions: &[Contributions], placeholder: SlotId) -> &[Contribution] {
+    contributions
+        .get(placeholder.0 as usize)
+        .map_or(&[], |c| c.as_slice())
 }
 
 /// A definition a member of a merged block got: `def`, from the block that the slot's
@@ -616,11 +621,7 @@ impl<'a> Evaluator<'a> {
             mut names,
             contributions,
         } = gathered;
-        let of = |at: &SlotId| -> &[Contribution] {
-            contributions
-                .get(at.0 as usize)
-                .map_or(&[], |c| c.as_slice())
-        };
+        let of = |at: &SlotId| contributions_at(&contributions, *at);
         let mut sorted = true;
         let mut prev: Option<Contribution> = None;
         for at in names.values() {

@@ -324,11 +324,10 @@ fn select_path(
     let mut parent = None;
     let mut walked = String::new();
     for step in path.split('.') {
-        if let Val::Block(b) = cur {
-            parent = Some((b, step));
-        } else {
-            parent = None;
-        }
+        parent = match cur {
+            Val::Block(b) => Some((b, step)),
+            _ => None,
+        };
         let key = match step.parse::<i64>() {
             Ok(i) => Val::Num(cf2_value::Number::Int(i)),
             Err(_) => Val::Lit(Rc::from(step)),

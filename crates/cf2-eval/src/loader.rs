@@ -89,7 +89,7 @@ pub struct Loader {
     imports: Mutex<HashMap<u64, Vec<ResolvedImport>, Hasher>>,
     import_hasher: Hasher,
     /// Canonical forms of paths already resolved (each costs a `readlink` per component):
-    /// imported files, and the directories of main files (see [`Loader::read_in_canonical_dir`]).
+    /// imported files, and the directories of main files (see [`Loader::in_canonical_dir`]).
     canonical: Mutex<HashMap<OsString, PathBuf, Hasher>>,
     /// The working directory, asked of the host once: a loader's compiles share it, as they
     /// share the import searches that depend on it (a `getcwd` per host showed in batches).
@@ -255,28 +255,13 @@ impl Loader {
 
     /// The canonical path of the file at `path` (absolute), worked out from its directory's
     /// canonical form, which is resolved once per run and kept: right unless the file's own
-    /// name is a symbolic link, which [`Loader::read_in_canonical_dir`] and the callers of
-    /// this one rule out. `None` when `path` has no directory and name.
+    /// name is a symbolic link, which the caller rules out (reading it with
+    /// [`Host::read_file_unless_link`], or finding it loaded under that path). Resolving
+    /// every component of every path instead costs a `readlink` per component, most of a
+    /// single compile's system calls. `None` when `path` has no directory and name.
     pub fn in_canonical_dir(&self, host: &dyn Host, path: &Path) -> Option<PathBuf> {
         let (dir, name) = (path.parent()?, path.file_name()?);
         Some(self.canonicalize(host, dir).ok()?.join(name))
-    }
-
-    /// The file at `path` (absolute): its canonical path and its bytes, read with one
-    /// `open`. The host reads the file only if its own name is not a symbolic link, which
-    /// makes [`Loader::in_canonical_dir`] canonical. `None` when that does not apply (a
-    /// link, an error, a host that cannot tell): the caller then canonicalises the whole
-    /// path and reads it as for any file, errors included. Resolving every component of
-    /// every path instead costs a `readlink` per component, most of a single compile's
-    /// system calls.
-    pub fn read_in_canonical_dir(
-        &self,
-        host: &dyn Host,
-        path: &Path,
-    ) -> Option<(PathBuf, Vec<u8>)> {
-        let canonical = self.in_canonical_dir(host, path)?;
-        let bytes = host.read_file_unless_link(&canonical)?;
-        Some((canonical, bytes))
     }
 
     pub fn get(&self, id: FileId) -> Option<&LoadedFile> {
@@ -497,21 +482,19 @@ mod tests {
             .with_file("hosts/a.cf2", "A => 1\n")
             .with_file("hosts/b.cf2", "B => 1\n");
         let loader = Loader::new();
-        let (path, bytes) = loader
-            .read_in_canonical_dir(&host, Path::new("/work/hosts/a.cf2"))
-            .unwrap();
+        // As `load_source` reads a file: from its canonical directory, unless it is a link.
+        let read_in_canonical_dir = |path: &Path| {
+            let canonical = loader.in_canonical_dir(&host, path)?;
+            let bytes = host.read_file_unless_link(&canonical)?;
+            Some((canonical, bytes))
+        };
+        let (path, bytes) = read_in_canonical_dir(Path::new("/work/hosts/a.cf2")).unwrap();
         assert_eq!(
             (path.as_path(), bytes.as_slice()),
             (Path::new("/work/hosts/a.cf2"), &b"A => 1\n"[..])
         );
-        assert!(loader
-            .read_in_canonical_dir(&host, Path::new("/work/hosts/c.cf2"))
-            .is_none());
-        assert!(loader
-            .read_in_canonical_dir(&host, Path::new("/work/other/a.cf2"))
-            .is_none());
-        assert!(loader
-            .read_in_canonical_dir(&host, Path::new("a.cf2"))
-            .is_none());
+        assert!(read_in_canonical_dir(Path::new("/work/hosts/c.cf2")).is_none());
+        assert!(read_in_canonical_dir(Path::new("/work/other/a.cf2")).is_none());
+        assert!(read_in_canonical_dir(Path::new("a.cf2")).is_none());
     }
 }

@@ -161,22 +161,21 @@ impl<'a> Evaluator<'a> {
         let mut first = true;
         for def in &self.slot(s).defs {
             let def = self.def(*def);
-            let what = match &def.body {
-                Body::Expr(e, _) if matches!(e.kind, ExprKind::Undef) => {
+            let kind = match &def.body {
+                Body::Expr(e, _) => Some(&e.kind),
+                _ => None,
+            };
+            let what = match kind {
+                Some(ExprKind::Undef) => {
                     declared = true;
                     "declared undefined with `?` here".to_string()
                 }
-                Body::Expr(e, _) if matches!(e.kind, ExprKind::If(_)) => {
-                    "this `if` gives no value".to_string()
-                }
+                Some(ExprKind::If(_)) => "this `if` gives no value".to_string(),
                 // Name what is referred to, so that it can be looked up.
-                Body::Expr(e, _) => match &e.kind {
-                    ExprKind::Ref(id) => format!("`${}` has no value", id.name),
-                    ExprKind::Select(..) => {
-                        "this refers to a resource that has no value".to_string()
-                    }
-                    _ => "this gives no value".to_string(),
-                },
+                Some(ExprKind::Ref(id)) => format!("`${}` has no value", id.name),
+                Some(ExprKind::Select(..)) => {
+                    "this refers to a resource that has no value".to_string()
+                }
                 _ => "this gives no value".to_string(),
             };
             if first {

@@ -133,9 +133,7 @@ impl Number {
             Some(_) => None,
         }
     }
-}
 
-impl Number {
     /// The number as text, as Perl turns a number into text (`++`, interpolation, `join`,
     /// matching): like [`Display`](fmt::Display), but a float with no fraction has no `.`
     /// either (`1.5 * 2 ++ ''` is `3`, as in Perl). Only the cf2 format keeps the `.`, so that

@@ -2,8 +2,14 @@
 //! outputs atomically and prints diagnostics. Exit status: 0 compiled, 1 the configuration
 //! has an error, 2 the command line is wrong (clarifications §8).
 
+// On Linux with glibc the process starts in `start::main`, without the standard library's
+// start-up (see there why).
+#![cfg_attr(all(target_os = "linux", target_env = "gnu", not(test)), no_main)]
+
 mod batch;
 mod output;
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
+mod start;
 
 use clap::{Args, Parser, Subcommand};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -255,7 +261,13 @@ unsafe impl GlobalAlloc for CliAllocator {
     }
 }
 
+#[cfg(not(all(target_os = "linux", target_env = "gnu", not(test))))]
 fn main() -> ExitCode {
+    run()
+}
+
+/// The command: parse the arguments and compile.
+fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

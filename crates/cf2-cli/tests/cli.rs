@@ -704,3 +704,52 @@ fn out_dir_with_existing_outputs_keeps_what_they_are() {
     want.sort();
     assert_eq!(left, want, "no temporary file is left");
 }
+
+/// cf2 starts without the standard library's start-up on Linux (`start.rs`) and does its
+/// parts itself. A closed standard output is reopened on `/dev/null` first, so the file an
+/// output is staged in cannot become fd 1 and receive the configuration printed there.
+#[cfg(unix)]
+#[test]
+fn closed_standard_streams_do_not_catch_an_output() {
+    let dir = project("A => 1\nB => [x, y]\n");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(r#""$0" compile main.cf2 -o out.json -o - >&-"#)
+        .arg(env!("CARGO_BIN_EXE_cf2"))
+        .current_dir(dir.path())
+        .output()
+        .expect("sh runs");
+    assert_exit(&o, 0);
+    let json = fs::read_to_string(dir.path().join("out.json")).expect("out.json");
+    assert_eq!(
+        json,
+        "{\n  \"A\": 1,\n  \"B\": [\n    \"x\",\n    \"y\"\n  ]\n}\n"
+    );
+}
+
+/// Writing to a pipe whose reader has gone is an error that cf2 reports (exit 1), not a
+/// signal that kills it: `SIGPIPE` is ignored, as the standard library's start-up does.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_is_an_error_not_a_signal() {
+    let big: String = (0..20_000).map(|i| format!("R{i} => {i}\n")).collect();
+    let dir = project(&big);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cf2"))
+        .args(["compile", "main.cf2"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("cf2 runs");
+    // Close the reading end before cf2 writes.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().expect("cf2 ends");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        o.status.signal(),
+        None,
+        "killed by a signal: {:?}",
+        o.status
+    );
+    assert_exit(&o, 1);
+}

@@ -22,7 +22,7 @@ const RED_ZONE: usize = 128 * 1024;
 const NEW_STACK: usize = 4 * 1024 * 1024;
 
 pub(crate) fn deep<T>(f: impl FnOnce() -> T) -> T {
-    stacker::maybe_grow(RED_ZONE, NEW_STACK, f)
+    cf2_value::stack::deep(RED_ZONE, NEW_STACK, f)
 }
 
 pub struct Evaluator<'a> {

@@ -371,7 +371,7 @@ fn join_path(what: &str, inner: &[String]) -> String {
 fn deep<T>(f: impl FnOnce() -> T) -> T {
     const RED_ZONE: usize = 256 * 1024;
     const NEW_STACK: usize = 4 * 1024 * 1024;
-    stacker::maybe_grow(RED_ZONE, NEW_STACK, f)
+    cf2_value::stack::deep(RED_ZONE, NEW_STACK, f)
 }
 
 /// A scalar (not a list or block).

@@ -16,6 +16,7 @@ mod de;
 mod number;
 mod ser;
 pub mod sink;
+pub mod stack;
 
 pub use de::{from_value, from_value_at, DeError};
 pub use number::Number;
@@ -35,7 +36,7 @@ pub const MAX_DEPTH: usize = 200;
 pub(crate) fn deep<T>(f: impl FnOnce() -> T) -> T {
     const RED_ZONE: usize = 256 * 1024;
     const NEW_STACK: usize = 4 * 1024 * 1024;
-    stacker::maybe_grow(RED_ZONE, NEW_STACK, f)
+    stack::deep(RED_ZONE, NEW_STACK, f)
 }
 
 /// A fully evaluated CF2 value.

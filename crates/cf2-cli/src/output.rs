@@ -257,7 +257,7 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
 /// name), and a name that appeared meanwhile — a pipe, a link, a file — makes it fail with
 /// `EEXIST` instead of being overwritten. That takes `open`, `write`, `linkat`, `close`
 /// where [`write_atomic`] takes `lstat`, `open`, `write`, `close`, `rename`, with no path
-/// walk from the root but the short one of `/proc/self/fd/N`.
+/// walk from the root (at most the short one of `/proc/self/fd/N`, see [`write_new`]).
 ///
 /// Every other output — a name that was there (a file to replace, a device or pipe to write
 /// into, a link to follow), a new name that failed (`EEXIST`), or any output once unnamed
@@ -357,10 +357,33 @@ fn write_new(dir: &std::fs::File, name: &str, data: &[u8]) -> std::io::Result<()
     }
     let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
     file.write_all(data)?;
-    // `linkat(fd, "", …, AT_EMPTY_PATH)` needs CAP_DAC_READ_SEARCH; the `/proc` link of the
-    // descriptor, followed, is the same file for anyone.
-    let from = CString::new(format!("/proc/self/fd/{fd}")).map_err(invalid)?;
     let to = CString::new(name).map_err(invalid)?;
+    // `linkat(fd, "", …, AT_EMPTY_PATH)` names the descriptor's file directly. Linux 6.10
+    // allows it to whoever opened the file; before, only with CAP_DAC_READ_SEARCH, and
+    // it fails with ENOENT. Then the `/proc` link of the descriptor, followed, is the same
+    // file for anyone, at the price of a path walk through `/proc` (a third of a batch's
+    // `linkat` time on tmpfs). The first ENOENT settles it for the rest of the run.
+    if !EMPTY_PATH_LINK_REFUSED.load(std::sync::atomic::Ordering::Relaxed) {
+        // SAFETY: valid descriptors and NUL-terminated paths.
+        let linked = unsafe {
+            libc::linkat(
+                fd,
+                c"".as_ptr(),
+                dir.as_raw_fd(),
+                to.as_ptr(),
+                libc::AT_EMPTY_PATH,
+            )
+        };
+        if linked == 0 {
+            return Ok(());
+        }
+        let e = last_error();
+        if e.raw_os_error() != Some(libc::ENOENT) {
+            return Err(e);
+        }
+        EMPTY_PATH_LINK_REFUSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    let from = CString::new(format!("/proc/self/fd/{fd}")).map_err(invalid)?;
     // SAFETY: NUL-terminated paths and a valid directory descriptor.
     let linked = unsafe {
         libc::linkat(
@@ -376,6 +399,11 @@ fn write_new(dir: &std::fs::File, name: &str, data: &[u8]) -> std::io::Result<()
     }
     Ok(())
 }
+
+/// `linkat` with `AT_EMPTY_PATH` was refused (ENOENT) once in this run: see [`write_new`].
+#[cfg(target_os = "linux")]
+static EMPTY_PATH_LINK_REFUSED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
 
 #[cfg(all(test, unix))]
 mod tests {

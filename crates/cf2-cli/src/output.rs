@@ -545,4 +545,34 @@ mod tests {
             eprintln!("no O_TMPFILE or /proc here: only the fallback is tested");
         }
     }
+
+    /// Both ways of naming an unnamed file give the same file, and neither replaces a name
+    /// (`EEXIST`): `AT_EMPTY_PATH`, and the `/proc` link used where the kernel refuses it.
+    /// (Other tests may run meanwhile with either; both are right.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn unnamed_files_are_linked_either_way() {
+        use std::sync::atomic::Ordering;
+        for refused in [false, true] {
+            super::EMPTY_PATH_LINK_REFUSED.store(refused, Ordering::Relaxed);
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = fs::File::open(tmp.path()).unwrap();
+            if super::write_new(&dir, "a.json", b"{}\n").is_err() {
+                eprintln!("no O_TMPFILE or /proc here (refused: {refused})");
+                continue;
+            }
+            assert_eq!(names(tmp.path()), ["a.json"]);
+            assert_eq!(
+                fs::read_to_string(tmp.path().join("a.json")).unwrap(),
+                "{}\n"
+            );
+            let again = super::write_new(&dir, "a.json", b"[]\n").map_err(|e| e.raw_os_error());
+            assert_eq!(again, Err(Some(libc::EEXIST)), "refused: {refused}");
+            assert_eq!(
+                fs::read_to_string(tmp.path().join("a.json")).unwrap(),
+                "{}\n"
+            );
+        }
+        super::EMPTY_PATH_LINK_REFUSED.store(false, Ordering::Relaxed);
+    }
 }

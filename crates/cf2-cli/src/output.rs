@@ -257,7 +257,7 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
 /// name), and a name that appeared meanwhile — a pipe, a link, a file — makes it fail with
 /// `EEXIST` instead of being overwritten. That takes `open`, `write`, `linkat`, `close`
 /// where [`write_atomic`] takes `lstat`, `open`, `write`, `close`, `rename`, with no path
-/// walk from the root (at most the short one of `/proc/self/fd/N`, see [`write_new`]).
+/// walk from the root (at most the short one of `/proc/self/fd/N`, see [`Naming`]).
 ///
 /// Every other output — a name that was there (a file to replace, a device or pipe to write
 /// into, a link to follow), a new name that failed (`EEXIST`), or any output once unnamed
@@ -268,7 +268,24 @@ pub struct OutDir {
     existing: std::collections::HashSet<std::ffi::OsString>,
     #[cfg(target_os = "linux")]
     fd: Option<std::fs::File>,
-    unnamed: std::sync::atomic::AtomicBool,
+    /// How new outputs are written: a [`Naming`], which only ever moves down the list as
+    /// the run finds what this system refuses.
+    naming: std::sync::atomic::AtomicU8,
+}
+
+/// How an [`OutDir`] writes a new output, best first.
+///
+/// `linkat(fd, "", …, AT_EMPTY_PATH)` names an unnamed file's descriptor directly; Linux
+/// 6.10 allows it to whoever opened the file, earlier kernels only with
+/// CAP_DAC_READ_SEARCH (ENOENT otherwise). The `/proc` link of the descriptor, followed,
+/// is the same file for anyone, at the price of a path walk through `/proc` (half of a
+/// batch's `linkat` time on tmpfs). Without unnamed files, [`write_atomic`].
+#[repr(u8)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+enum Naming {
+    LinkDescriptor,
+    LinkThroughProc,
+    Rename,
 }
 
 impl OutDir {
@@ -290,120 +307,124 @@ impl OutDir {
                 .ok()
         });
         #[cfg(target_os = "linux")]
-        let unnamed = fd.is_some();
+        let naming = if fd.is_some() {
+            Naming::LinkDescriptor
+        } else {
+            Naming::Rename
+        };
         #[cfg(not(target_os = "linux"))]
-        let unnamed = false;
+        let naming = Naming::Rename;
         OutDir {
             path: path.to_path_buf(),
             existing: listed.unwrap_or_default(),
             #[cfg(target_os = "linux")]
             fd,
-            unnamed: std::sync::atomic::AtomicBool::new(unnamed),
+            naming: std::sync::atomic::AtomicU8::new(naming as u8),
         }
     }
 
     /// Only [`write_atomic`], as if unnamed files did not work here (for tests).
     #[cfg(test)]
     fn without_unnamed_files(self) -> OutDir {
-        self.unnamed
-            .store(false, std::sync::atomic::Ordering::Relaxed);
+        self.settle(Naming::Rename);
         self
+    }
+
+    /// Whether new outputs are still written as unnamed files.
+    #[cfg(test)]
+    fn unnamed(&self) -> bool {
+        self.naming() != Naming::Rename as u8
+    }
+
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    fn naming(&self) -> u8 {
+        self.naming.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// From now on, new outputs are written `naming`'s way (or a worse one already found).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    fn settle(&self, naming: Naming) {
+        self.naming
+            .fetch_max(naming as u8, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Writes `data` to the file `name` of the directory, whole or not at all.
     pub fn write(&self, name: &str, data: &[u8]) -> std::io::Result<()> {
-        use std::sync::atomic::Ordering;
         #[cfg(target_os = "linux")]
-        if self.unnamed.load(Ordering::Relaxed)
+        if self.naming() != Naming::Rename as u8
             && !self.existing.contains(std::ffi::OsStr::new(name))
         {
-            if let Some(dir) = &self.fd {
-                match write_new(dir, name, data) {
-                    Ok(()) => return Ok(()),
-                    // The name appeared since the listing: `write_atomic` sees what it is.
-                    Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {}
-                    // Unnamed files do not work here (or the disk is full, or the
-                    // directory gone): `write_atomic` from now on, which says why if it
-                    // fails too.
-                    Err(_) => self.unnamed.store(false, Ordering::Relaxed),
-                }
+            match self.write_new(name, data) {
+                Ok(()) => return Ok(()),
+                // The name appeared since the listing: `write_atomic` sees what it is.
+                Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {}
+                // Unnamed files do not work here (or the disk is full, or the directory
+                // gone): `write_atomic` from now on, which says why if it fails too.
+                Err(_) => self.settle(Naming::Rename),
             }
         }
         write_atomic(&self.path.join(name), data, false)
     }
-}
 
-/// `data` in a new unnamed file of `dir`, then linked as `name`: the name appears with the
-/// whole content or not at all, and never replaces anything (`EEXIST`).
-#[cfg(target_os = "linux")]
-fn write_new(dir: &std::fs::File, name: &str, data: &[u8]) -> std::io::Result<()> {
-    use std::ffi::CString;
-    use std::os::fd::{AsRawFd, FromRawFd};
-    let last_error = std::io::Error::last_os_error;
-    let invalid = |_| std::io::Error::from(std::io::ErrorKind::InvalidInput);
-    // Mode 0666 less the umask, as `write_atomic` creates its files (docs/security.md).
-    // SAFETY: a valid directory descriptor and a NUL-terminated path; the descriptor
-    // returned is owned by the `File` alone.
-    let fd = unsafe {
-        libc::openat(
-            dir.as_raw_fd(),
-            c".".as_ptr(),
-            libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC,
-            0o666 as libc::c_uint,
-        )
-    };
-    if fd < 0 {
-        return Err(last_error());
-    }
-    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
-    file.write_all(data)?;
-    let to = CString::new(name).map_err(invalid)?;
-    // `linkat(fd, "", …, AT_EMPTY_PATH)` names the descriptor's file directly. Linux 6.10
-    // allows it to whoever opened the file; before, only with CAP_DAC_READ_SEARCH, and
-    // it fails with ENOENT. Then the `/proc` link of the descriptor, followed, is the same
-    // file for anyone, at the price of a path walk through `/proc` (a third of a batch's
-    // `linkat` time on tmpfs). The first ENOENT settles it for the rest of the run.
-    if !EMPTY_PATH_LINK_REFUSED.load(std::sync::atomic::Ordering::Relaxed) {
-        // SAFETY: valid descriptors and NUL-terminated paths.
-        let linked = unsafe {
-            libc::linkat(
-                fd,
-                c"".as_ptr(),
+    /// `data` in a new unnamed file of the directory, then linked as `name` (see
+    /// [`Naming`]): the name appears with the whole content or not at all, and never
+    /// replaces anything (`EEXIST`).
+    #[cfg(target_os = "linux")]
+    fn write_new(&self, name: &str, data: &[u8]) -> std::io::Result<()> {
+        use std::ffi::CString;
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let Some(dir) = &self.fd else {
+            return Err(std::io::ErrorKind::Unsupported.into());
+        };
+        let invalid = |_| std::io::Error::from(std::io::ErrorKind::InvalidInput);
+        // Mode 0666 less the umask, as `write_atomic` creates its files (docs/security.md).
+        // SAFETY: a valid directory descriptor and a NUL-terminated path; the descriptor
+        // returned is owned by the `File` alone.
+        let fd = unsafe {
+            libc::openat(
                 dir.as_raw_fd(),
-                to.as_ptr(),
-                libc::AT_EMPTY_PATH,
+                c".".as_ptr(),
+                libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o666 as libc::c_uint,
             )
         };
-        if linked == 0 {
-            return Ok(());
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
         }
-        let e = last_error();
-        if e.raw_os_error() != Some(libc::ENOENT) {
-            return Err(e);
+        let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+        file.write_all(data)?;
+        let to = CString::new(name).map_err(invalid)?;
+        if self.naming() == Naming::LinkDescriptor as u8 {
+            match link(fd, c"", dir, &to, libc::AT_EMPTY_PATH) {
+                Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                    self.settle(Naming::LinkThroughProc)
+                }
+                linked => return linked,
+            }
         }
-        EMPTY_PATH_LINK_REFUSED.store(true, std::sync::atomic::Ordering::Relaxed);
+        let from = CString::new(format!("/proc/self/fd/{fd}")).map_err(invalid)?;
+        link(libc::AT_FDCWD, &from, dir, &to, libc::AT_SYMLINK_FOLLOW)
     }
-    let from = CString::new(format!("/proc/self/fd/{fd}")).map_err(invalid)?;
-    // SAFETY: NUL-terminated paths and a valid directory descriptor.
-    let linked = unsafe {
-        libc::linkat(
-            libc::AT_FDCWD,
-            from.as_ptr(),
-            dir.as_raw_fd(),
-            to.as_ptr(),
-            libc::AT_SYMLINK_FOLLOW,
-        )
-    };
+}
+
+/// `linkat(from_dir, from, dir, to, flags)`.
+#[cfg(target_os = "linux")]
+fn link(
+    from_dir: std::ffi::c_int,
+    from: &std::ffi::CStr,
+    dir: &std::fs::File,
+    to: &std::ffi::CStr,
+    flags: std::ffi::c_int,
+) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: NUL-terminated paths; `from_dir` is a descriptor or AT_FDCWD.
+    let linked =
+        unsafe { libc::linkat(from_dir, from.as_ptr(), dir.as_raw_fd(), to.as_ptr(), flags) };
     if linked != 0 {
-        return Err(last_error());
+        return Err(std::io::Error::last_os_error());
     }
     Ok(())
 }
-
-/// `linkat` with `AT_EMPTY_PATH` was refused (ENOENT) once in this run: see [`write_new`].
-#[cfg(target_os = "linux")]
-static EMPTY_PATH_LINK_REFUSED: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
 
 #[cfg(all(test, unix))]
 mod tests {
@@ -504,10 +525,7 @@ mod tests {
         assert_eq!(names(dir), want);
         // A name that appeared is no reason to stop using unnamed files.
         #[cfg(target_os = "linux")]
-        assert_eq!(
-            out.unnamed.load(std::sync::atomic::Ordering::Relaxed),
-            out.fd.is_some()
-        );
+        assert_eq!(out.unnamed(), out.fd.is_some());
     }
 
     /// A name listed at the start is replaced by rename (a new file: a hard link to the old
@@ -534,13 +552,11 @@ mod tests {
     fn unnamed_files_are_used_where_they_work() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
-        let works = super::write_new(&fs::File::open(dir).unwrap(), "probe", b"").is_ok();
+        let probe = tempfile::tempdir().unwrap();
+        let works = OutDir::open(probe.path()).write_new("probe", b"").is_ok();
         let out = OutDir::open(dir);
         out.write("a.json", b"1").unwrap();
-        assert_eq!(
-            out.unnamed.load(std::sync::atomic::Ordering::Relaxed),
-            works
-        );
+        assert_eq!(out.unnamed(), works);
         if !works {
             eprintln!("no O_TMPFILE or /proc here: only the fallback is tested");
         }
@@ -548,16 +564,16 @@ mod tests {
 
     /// Both ways of naming an unnamed file give the same file, and neither replaces a name
     /// (`EEXIST`): `AT_EMPTY_PATH`, and the `/proc` link used where the kernel refuses it.
-    /// (Other tests may run meanwhile with either; both are right.)
     #[cfg(target_os = "linux")]
     #[test]
     fn unnamed_files_are_linked_either_way() {
-        use std::sync::atomic::Ordering;
         for refused in [false, true] {
-            super::EMPTY_PATH_LINK_REFUSED.store(refused, Ordering::Relaxed);
             let tmp = tempfile::tempdir().unwrap();
-            let dir = fs::File::open(tmp.path()).unwrap();
-            if super::write_new(&dir, "a.json", b"{}\n").is_err() {
+            let out = OutDir::open(tmp.path());
+            if refused {
+                out.settle(super::Naming::LinkThroughProc);
+            }
+            if out.write_new("a.json", b"{}\n").is_err() {
                 eprintln!("no O_TMPFILE or /proc here (refused: {refused})");
                 continue;
             }
@@ -566,13 +582,14 @@ mod tests {
                 fs::read_to_string(tmp.path().join("a.json")).unwrap(),
                 "{}\n"
             );
-            let again = super::write_new(&dir, "a.json", b"[]\n").map_err(|e| e.raw_os_error());
+            let again = out
+                .write_new("a.json", b"[]\n")
+                .map_err(|e| e.raw_os_error());
             assert_eq!(again, Err(Some(libc::EEXIST)), "refused: {refused}");
             assert_eq!(
                 fs::read_to_string(tmp.path().join("a.json")).unwrap(),
                 "{}\n"
             );
         }
-        super::EMPTY_PATH_LINK_REFUSED.store(false, Ordering::Relaxed);
     }
 }

@@ -62,30 +62,18 @@ fn open_standard_fds() {
     }
 }
 
-/// Declares how far down the main thread's stack may be used (`cf2_value::stack`).
-///
-/// The kernel lets the main thread's stack grow to `RLIMIT_STACK`, counted from the top of
-/// its mapping. Above this frame lie the arguments and environment (`execve` allows them at
-/// most a quarter of the limit), the auxiliary vector, a random offset of at most a few KB
-/// and the C library's start-up frames: a quarter of the limit plus 256 KiB covers them.
-/// With no limit, or a small one, nothing is declared and `stacker` asks the C library.
+/// Declares how far down the main thread's stack may be used (`cf2_value::stack`), from
+/// `RLIMIT_STACK`. With no limit, nothing is declared and `stacker` asks the C library.
 fn declare_stack_limit() {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
     // SAFETY: `limit` is a valid `rlimit` to write into.
-    if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } != 0
-        || limit.rlim_cur == libc::RLIM_INFINITY
+    if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } == 0
+        && limit.rlim_cur != libc::RLIM_INFINITY
     {
-        return;
+        let size = usize::try_from(limit.rlim_cur).unwrap_or(0);
+        cf2_value::stack::declare_main_thread_stack(size);
     }
-    let size = usize::try_from(limit.rlim_cur).unwrap_or(0);
-    let usable = size.saturating_sub(size / 4 + 256 * 1024);
-    if usable < 1024 * 1024 {
-        return;
-    }
-    let marker = 0u8;
-    let here = std::hint::black_box(&marker) as *const u8 as usize;
-    cf2_value::stack::set_thread_stack_limit(here.saturating_sub(usable));
 }

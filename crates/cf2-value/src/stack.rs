@@ -7,7 +7,7 @@
 //! Knowing "how much is left" needs the lowest address of the thread's stack. `stacker`
 //! asks the C library, which for a process's main thread reads `/proc/self/maps`: about
 //! 60 µs, a few percent of compiling one host as a whole process. A program that knows its
-//! main thread's limit some cheaper way declares it with [`set_thread_stack_limit`] (the
+//! main thread's limit some cheaper way declares it with [`declare_main_thread_stack`] (the
 //! `cf2` binary does, from the stack size limit); every other thread asks `stacker`.
 
 use std::cell::Cell;
@@ -18,10 +18,26 @@ thread_local! {
     static DECLARED_LIMIT: Cell<usize> = const { Cell::new(0) };
 }
 
+/// Declares the limit of the calling thread's stack, which must be a process's main thread
+/// whose stack may grow to `size_limit` bytes (`RLIMIT_STACK`), so [`deep`] need not ask
+/// the C library.
+///
+/// The kernel counts that size from the top of the stack's mapping. Above the caller's
+/// frame lie the arguments and environment (`execve` allows them at most a quarter of the
+/// limit), the auxiliary vector, a random offset of a few KB and the C library's start-up
+/// frames: a quarter of the limit plus 256 KiB covers them. A limit too small to leave
+/// 1 MiB declares nothing.
+pub fn declare_main_thread_stack(size_limit: usize) {
+    let usable = size_limit.saturating_sub(size_limit / 4 + 256 * 1024);
+    if usable >= 1024 * 1024 {
+        set_thread_stack_limit(stack_address().saturating_sub(usable));
+    }
+}
+
 /// Declares that the current thread's stack may be used down to the address `limit`
-/// (exclusive), so [`deep`] need not ask the C library. The caller must be sure: a limit
-/// below the real one turns deep recursion into a stack overflow. 0 withdraws a declaration.
-pub fn set_thread_stack_limit(limit: usize) {
+/// (exclusive). A limit below the real one turns deep recursion into a stack overflow.
+/// 0 withdraws a declaration.
+fn set_thread_stack_limit(limit: usize) {
     DECLARED_LIMIT.with(|l| l.set(limit));
 }
 

@@ -31,6 +31,17 @@ fn project(source: &str) -> tempfile::TempDir {
     dir
 }
 
+/// Writes each `(path, content)` under `root`, making the folders on the way.
+fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (path, content) in files {
+        let path = root.join(path);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).expect("make the folder");
+        }
+        fs::write(&path, content).expect("write the file");
+    }
+}
+
 #[track_caller]
 fn assert_exit(o: &Output, code: i32) {
     assert_eq!(
@@ -379,14 +390,17 @@ fn diagnostics_start_with_file_line_column() {
 #[test]
 fn main_file_in_another_directory() {
     let dir = project("");
-    fs::create_dir(dir.path().join("site")).unwrap();
-    fs::write(
-        dir.path().join("site/main.cf2"),
-        "A => import(lib)\nT => read(topdir() ++ '/t.txt')\n",
-    )
-    .unwrap();
-    fs::write(dir.path().join("site/lib.cf2"), "X => 1\n").unwrap();
-    fs::write(dir.path().join("site/t.txt"), "top").unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "site/main.cf2",
+                "A => import(lib)\nT => read(topdir() ++ '/t.txt')\n",
+            ),
+            ("site/lib.cf2", "X => 1\n"),
+            ("site/t.txt", "top"),
+        ],
+    );
     let o = cf2(dir.path(), &["compile", "site/main.cf2", "-o", "-.json"]);
     assert_exit(&o, 0);
     assert_eq!(
@@ -434,11 +448,15 @@ fn main_files_reached_through_links_are_the_files_they_name() {
     use std::os::unix::fs::symlink;
     let dir = project("");
     let root = dir.path();
-    fs::create_dir(root.join("lib")).unwrap();
     fs::create_dir(root.join("hosts")).unwrap();
-    fs::write(root.join("lib/common.cf2"), "X => 1\n").unwrap();
-    fs::write(root.join("lib/site.cf2"), "import(common)\nA => $X\n").unwrap();
-    fs::write(root.join("lib/self.cf2"), "X => import(self)\n").unwrap();
+    write_files(
+        root,
+        &[
+            ("lib/common.cf2", "X => 1\n"),
+            ("lib/site.cf2", "import(common)\nA => $X\n"),
+            ("lib/self.cf2", "X => import(self)\n"),
+        ],
+    );
     symlink("../lib/site.cf2", root.join("hosts/web.cf2")).unwrap();
     symlink("../lib/self.cf2", root.join("hosts/loop.cf2")).unwrap();
     symlink("lib", root.join("via")).unwrap();
@@ -483,16 +501,18 @@ fn imports_reached_through_links_are_the_files_they_name() {
     use std::os::unix::fs::symlink;
     let dir = project("");
     let root = dir.path();
-    fs::create_dir(root.join("lib")).unwrap();
-    fs::create_dir(root.join("hosts")).unwrap();
-    fs::write(root.join("lib/common.cf2"), "Count ~(sum)> 1\n").unwrap();
+    write_files(
+        root,
+        &[
+            ("lib/common.cf2", "Count ~(sum)> 1\n"),
+            (
+                "hosts/h.cf2",
+                "import('../alias')\nimport('../lib/common')\nimport('../via/common')\n",
+            ),
+        ],
+    );
     symlink("lib/common.cf2", root.join("alias.cf2")).unwrap();
     symlink("lib", root.join("via")).unwrap();
-    fs::write(
-        root.join("hosts/h.cf2"),
-        "import('../alias')\nimport('../lib/common')\nimport('../via/common')\n",
-    )
-    .unwrap();
     let o = cf2(root, &["compile", "hosts/h.cf2", "-o", "-.json"]);
     assert_exit(&o, 0);
     assert_eq!(stdout(&o), "{\n  \"Count\": 1\n}\n");

@@ -8,6 +8,9 @@ use cf2_syntax::Diagnostic;
 pub enum ErrorKind {
     /// A reference or selector named something that does not exist.
     Missing,
+    /// An undefined element of a list reached the output; the indices lead from the
+    /// resource's list to the element, so the message can point at the element's source.
+    UndefinedElement(Vec<usize>),
     Other,
 }
 

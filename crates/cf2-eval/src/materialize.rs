@@ -3,7 +3,7 @@
 //! [`cf2_value::Value`]), and only what the output needs is forced (clarifications §6).
 //! Also deep equality of values (for unordered equal definitions, clarifications §5).
 
-use crate::error::{EvalError, R};
+use crate::error::{ErrorKind, EvalError, R};
 use crate::eval::{deep, Evaluator};
 use crate::expr::too_deep;
 use crate::model::{BlockId, Body, SlotId};
@@ -53,12 +53,19 @@ impl<'a> Evaluator<'a> {
                 sink.begin_list(l.items.len());
                 for (i, x) in l.items.iter().enumerate() {
                     if x.is_undef() {
-                        return Err(EvalError::new(
+                        let mut e = EvalError::new(
                             Diagnostic::error(format!("element {i} of this list is undefined"))
                                 .at(at),
-                        ));
+                        );
+                        e.kind = ErrorKind::UndefinedElement(vec![i]);
+                        return Err(e);
                     }
-                    self.emit(x, depth + 1, at, sink)?;
+                    self.emit(x, depth + 1, at, sink).map_err(|mut e| {
+                        if let ErrorKind::UndefinedElement(path) = &mut e.kind {
+                            path.insert(0, i);
+                        }
+                        e
+                    })?;
                 }
                 sink.end_list();
             }
@@ -135,11 +142,38 @@ impl<'a> Evaluator<'a> {
             return Err(self.undefined_error(s));
         }
         self.emit(&v, depth, at, sink).map_err(|mut e| {
+            if let ErrorKind::UndefinedElement(path) =
+                std::mem::replace(&mut e.kind, ErrorKind::Other)
+            {
+                if let Some(element) = self.written_element(s, &path) {
+                    e.diag.span = Some(element);
+                    e.diag.label = "undefined here".into();
+                }
+            }
             if e.diag.resource.is_none() {
                 e.diag.resource = Some(self.slot_path(s));
             }
             e
         })
+    }
+
+    /// Where the element at `path` (indices into nested lists) of resource `s`'s list is
+    /// written, when the list is written out as a literal by the resource's only
+    /// definition. A list computed or combined from several definitions has no such place.
+    fn written_element(&self, s: SlotId, path: &[usize]) -> Option<Span> {
+        let [def] = self.slot(s).defs.as_slice() else {
+            return None;
+        };
+        let Body::Expr(mut expr, _) = &self.def(*def).body else {
+            return None;
+        };
+        for i in path {
+            let ExprKind::List(items) = &expr.kind else {
+                return None;
+            };
+            expr = items.get(*i)?;
+        }
+        Some(expr.span)
     }
 
     pub(crate) fn slot_site(&self, s: SlotId) -> Span {

@@ -323,6 +323,8 @@ fn select_path(
     let mut cur = Val::Block(top);
     let mut parent = None;
     let mut walked = String::new();
+    // The resource walked last, to show where it is defined when the next step fails.
+    let mut walked_slot = None;
     for step in path.split('.') {
         parent = match cur {
             Val::Block(b) => Some((b, step)),
@@ -343,10 +345,21 @@ fn select_path(
                 "cannot output `{path}`: {what} has no `{step}` ({})",
                 d.message
             );
-            d.span = None;
             d.labels.clear();
+            if let Some(slot) = walked_slot {
+                d.span = Some(ev.slot_site(slot));
+                d.label = format!("`{}` is defined here", ev.slot_path(slot));
+            } else {
+                d.span = None;
+                d.label.clear();
+            }
             vec![d]
         })?;
+        if let Some((b, name)) = parent {
+            if let Ok(Some(slot)) = ev.member(b, name, at) {
+                walked_slot = Some(slot);
+            }
+        }
         if !walked.is_empty() {
             walked.push('.');
         }

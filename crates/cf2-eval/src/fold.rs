@@ -452,6 +452,10 @@ impl<'a> Evaluator<'a> {
         ranking: &Ranking,
         out: &mut Outcome,
     ) -> R<Folded<'a>> {
+        // Values of tops already evaluated: a fold that drops an undefined top looks at
+        // the remaining ones again, and must not evaluate them twice (a `warn` would warn
+        // twice).
+        let mut evaluated: smallvec::SmallVec<[(DefId, Val); 4]> = smallvec::SmallVec::new();
         loop {
             if set.is_empty() {
                 return Ok(Folded::Undefined);
@@ -459,13 +463,18 @@ impl<'a> Evaluator<'a> {
             let (tops, rest) = self.tops(ranking, &set);
             let kind = self.top_kind(&tops);
             if let TopKind::Mixed = kind {
-                return Err(self.order_error(s, &tops));
+                // Different operators conflict, unless the odd ones out are undefined:
+                // undefined ranks below every other mutation (clarifications §5).
+                if !self.drop_undefined_tops(&tops, &mut set, &mut evaluated, out) {
+                    return Err(self.order_error(s, &tops));
+                }
+                continue;
             }
             // Evaluate the tops; an undefined one is dropped and the fold looks again.
             let mut values: smallvec::SmallVec<[(DefId, Val); 4]> = smallvec::SmallVec::new();
             let mut dropped = false;
             for &d in &tops {
-                let v = self.def_value(d)?;
+                let v = self.def_value_once(d, &mut evaluated)?;
                 if v.is_undef() {
                     set.retain(|x| *x != d);
                     out.undefined(d);
@@ -686,6 +695,41 @@ impl<'a> Evaluator<'a> {
             .iter()
             .copied()
             .min_by(|a, b| self.reading_order(*a, *b))
+    }
+
+    /// [`Evaluator::def_value`], remembered in `evaluated` for the rest of one fold.
+    fn def_value_once(
+        &mut self,
+        d: DefId,
+        evaluated: &mut smallvec::SmallVec<[(DefId, Val); 4]>,
+    ) -> R<Val> {
+        if let Some((_, v)) = evaluated.iter().find(|(x, _)| *x == d) {
+            return Ok(v.clone());
+        }
+        let v = self.def_value(d)?;
+        evaluated.push((d, v.clone()));
+        Ok(v)
+    }
+
+    /// Tops of different kinds: removes from `set` those whose value is undefined, and
+    /// says whether there were any. A top that fails to evaluate counts as defined: the
+    /// conflict is the error to report.
+    fn drop_undefined_tops(
+        &mut self,
+        tops: &[DefId],
+        set: &mut Defs,
+        evaluated: &mut smallvec::SmallVec<[(DefId, Val); 4]>,
+        out: &mut Outcome,
+    ) -> bool {
+        let mut dropped = false;
+        for &d in tops {
+            if matches!(self.def_value_once(d, evaluated), Ok(v) if v.is_undef()) {
+                set.retain(|x| *x != d);
+                out.undefined(d);
+                dropped = true;
+            }
+        }
+        dropped
     }
 
     /// The value of one definition's body (not yet folded with anything).

@@ -41,6 +41,9 @@ pub(crate) struct Gathered<'a> {
     contributions: Vec<Contributions>,
 }
 
+/// Values of definitions a fold has evaluated (see `Evaluator::fold_ranked`).
+type Evaluated = std::collections::HashMap<DefId, Val, foldhash::fast::RandomState>;
+
 impl<'a> Gathered<'a> {
     fn add(&mut self, name: Name<'a>, c: Contribution) {
         self.add_all(name, std::iter::once(c));
@@ -455,7 +458,9 @@ impl<'a> Evaluator<'a> {
         // Values of tops already evaluated: a fold that drops an undefined top looks at
         // the remaining ones again, and must not evaluate them twice (a `warn` would warn
         // twice).
-        let mut evaluated: smallvec::SmallVec<[(DefId, Val); 4]> = smallvec::SmallVec::new();
+        // It is filled only when a top is dropped, which is rare, and is a map because a
+        // resource may have thousands of unordered tops (a block written line by line).
+        let mut evaluated = Evaluated::default();
         loop {
             if set.is_empty() {
                 return Ok(Folded::Undefined);
@@ -474,7 +479,7 @@ impl<'a> Evaluator<'a> {
             let mut values: smallvec::SmallVec<[(DefId, Val); 4]> = smallvec::SmallVec::new();
             let mut dropped = false;
             for &d in &tops {
-                let v = self.def_value_once(d, &mut evaluated)?;
+                let v = self.def_value_once(d, &evaluated)?;
                 if v.is_undef() {
                     set.retain(|x| *x != d);
                     out.undefined(d);
@@ -484,6 +489,7 @@ impl<'a> Evaluator<'a> {
                 }
             }
             if dropped {
+                evaluated.extend(values);
                 continue;
             }
             return match kind {
@@ -697,18 +703,14 @@ impl<'a> Evaluator<'a> {
             .min_by(|a, b| self.reading_order(*a, *b))
     }
 
-    /// [`Evaluator::def_value`], remembered in `evaluated` for the rest of one fold.
-    fn def_value_once(
-        &mut self,
-        d: DefId,
-        evaluated: &mut smallvec::SmallVec<[(DefId, Val); 4]>,
-    ) -> R<Val> {
-        if let Some((_, v)) = evaluated.iter().find(|(x, _)| *x == d) {
-            return Ok(v.clone());
+    /// [`Evaluator::def_value`], unless `evaluated` holds it already.
+    fn def_value_once(&mut self, d: DefId, evaluated: &Evaluated) -> R<Val> {
+        if !evaluated.is_empty() {
+            if let Some(v) = evaluated.get(&d) {
+                return Ok(v.clone());
+            }
         }
-        let v = self.def_value(d)?;
-        evaluated.push((d, v.clone()));
-        Ok(v)
+        self.def_value(d)
     }
 
     /// Tops of different kinds: removes from `set` those whose value is undefined, and
@@ -718,15 +720,21 @@ impl<'a> Evaluator<'a> {
         &mut self,
         tops: &[DefId],
         set: &mut Defs,
-        evaluated: &mut smallvec::SmallVec<[(DefId, Val); 4]>,
+        evaluated: &mut Evaluated,
         out: &mut Outcome,
     ) -> bool {
         let mut dropped = false;
         for &d in tops {
-            if matches!(self.def_value_once(d, evaluated), Ok(v) if v.is_undef()) {
-                set.retain(|x| *x != d);
-                out.undefined(d);
-                dropped = true;
+            match self.def_value_once(d, evaluated) {
+                Ok(v) if v.is_undef() => {
+                    set.retain(|x| *x != d);
+                    out.undefined(d);
+                    dropped = true;
+                }
+                Ok(v) => {
+                    evaluated.insert(d, v);
+                }
+                Err(_) => {}
             }
         }
         dropped

@@ -305,6 +305,10 @@ fn emit_top(
 }
 
 /// The value at `path`, materialised (the empty path: the whole configuration).
+///
+/// A step that names nothing is reported as the path's error ("cannot output `A.b`: `A` has
+/// no `b`", at the definition of the last resource that exists); an error in evaluating a
+/// resource on the path is reported as in the whole configuration.
 fn select_path(
     ev: &mut Evaluator<'_>,
     top: model::BlockId,
@@ -321,20 +325,12 @@ fn select_path(
         });
     }
     let mut cur = Val::Block(top);
-    let mut parent = None;
     let mut walked = String::new();
-    // The resource walked last, to show where it is defined when the next step fails.
-    let mut walked_slot = None;
+    // The resource walked last, and whether `cur` is its value (not an element of it).
+    let mut walked_slot: Option<model::SlotId> = None;
+    let mut at_slot = false;
     for step in path.split('.') {
-        parent = match cur {
-            Val::Block(b) => Some((b, step)),
-            _ => None,
-        };
-        let key = match step.parse::<i64>() {
-            Ok(i) => Val::Num(cf2_value::Number::Int(i)),
-            Err(_) => Val::Lit(Rc::from(step)),
-        };
-        cur = ev.select_value(cur, &key, at, at).map_err(|e| {
+        let not_there = |ev: &Evaluator<'_>, e: EvalError| {
             let mut d = *e.diag;
             let what = if walked.is_empty() {
                 "the configuration".to_string()
@@ -354,26 +350,49 @@ fn select_path(
                 d.label.clear();
             }
             vec![d]
-        })?;
-        if let Some((b, name)) = parent {
-            if let Ok(Some(slot)) = ev.member(b, name, at) {
-                walked_slot = Some(slot);
+        };
+        cur = match cur {
+            Val::Block(b) => match ev.member(b, step, at).map_err(flatten)? {
+                Some(slot) => {
+                    walked_slot = Some(slot);
+                    at_slot = true;
+                    ev.force(slot).map_err(|mut e| {
+                        if e.diag.resource.is_none() {
+                            e.diag.resource = Some(ev.slot_path(slot));
+                        }
+                        flatten(e)
+                    })?
+                }
+                None => return Err(not_there(ev, ev.missing_member(b, step, at, "member"))),
+            },
+            other => {
+                let key = match step.parse::<i64>() {
+                    Ok(i) => Val::Num(cf2_value::Number::Int(i)),
+                    Err(_) => Val::Lit(Rc::from(step)),
+                };
+                at_slot = false;
+                ev.select_value(other, &key, at, at)
+                    .map_err(|e| not_there(ev, e))?
             }
-        }
+        };
         if !walked.is_empty() {
             walked.push('.');
         }
         walked.push_str(step);
     }
-    if cur.is_undef() {
-        // A resource: the same diagnostic as when the whole configuration is output
+    match walked_slot {
+        // A resource: the same diagnostics as when the whole configuration is output
         // (where its `?` or empty `if` is written, and why).
-        if let Some((b, name)) = parent {
-            if let Ok(Some(slot)) = ev.member(b, name, at) {
-                return Err(flatten(ev.undefined_error(slot)));
-            }
+        Some(slot) if at_slot => {
+            let mut built = cf2_value::Builder::new();
+            ev.emit_slot(slot, 1, &mut built).map_err(flatten)?;
+            built.finish().ok_or_else(|| {
+                vec![Diagnostic::error(
+                    "internal error: a value was left unfinished",
+                )]
+            })
         }
-        return Err(vec![Diagnostic::error(format!("`{path}` is undefined"))]);
+        _ if cur.is_undef() => Err(vec![Diagnostic::error(format!("`{path}` is undefined"))]),
+        _ => ev.materialize(&cur, 1, at).map_err(flatten),
     }
-    ev.materialize(&cur, 1, at).map_err(flatten)
 }

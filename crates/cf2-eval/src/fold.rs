@@ -260,7 +260,14 @@ impl<'a> Evaluator<'a> {
             match &found {
                 None => found = Some((v, d)),
                 Some((first, fd)) => {
-                    if !self.equal(first, &v, self.def(d).site)? {
+                    let at = self.def(d).site;
+                    if self.equal(first, &v, at)? {
+                        // Equal values in other forms (3 and 3.0): keep one chosen by form,
+                        // not by which was read first.
+                        if self.form_cmp(&v, first, at)? == std::cmp::Ordering::Less {
+                            found = Some((v, d));
+                        }
+                    } else {
                         let path = self.slot_path(s);
                         return Err(EvalError::new(
                             Diagnostic::error(format!(
@@ -509,17 +516,16 @@ impl<'a> Evaluator<'a> {
                     });
                     out.used(&tops);
                     out.overridden(&rest);
-                    // Equal values may differ in kind (3 and 3.0): keep one chosen by kind,
-                    // not by which came first.
-                    let (first_def, first) = if values.len() == 1 {
-                        (first_def, first)
-                    } else {
-                        values
-                            .into_iter()
-                            .min_by_key(|(_, v)| crate::val::kind_rank(v))
-                            .unwrap_or((first_def, first))
-                    };
-                    Ok(Folded::Plain(first, Some(first_def)))
+                    // Equal values may differ in form (3 and 3.0, [1] and [1.0]): keep one
+                    // chosen by form, not by which came first.
+                    let (mut kept_def, mut kept) = (first_def, first);
+                    for (d, v) in values.into_iter().skip(1) {
+                        let at = self.def(d).site;
+                        if self.form_cmp(&v, &kept, at)? == std::cmp::Ordering::Less {
+                            (kept_def, kept) = (d, v);
+                        }
+                    }
+                    Ok(Folded::Plain(kept, Some(kept_def)))
                 }
                 TopKind::Merge => {
                     out.used(&tops);

@@ -278,3 +278,57 @@ impl<'a> Evaluator<'a> {
         })
     }
 }
+
+impl<'a> Evaluator<'a> {
+    /// Which of two [`Evaluator::equal`] values is kept, so that the choice between equal
+    /// unordered definitions never depends on the order they are read in (reference §4.1):
+    /// `Less` keeps `a`. Equal values may differ in form — an integer or a float, a literal
+    /// or a string, a block's member order — and the output shows the form kept. The
+    /// lower kind rank wins (integer before float, literal before string), list elements
+    /// are compared in order, and blocks by their member names in order, then member by
+    /// member.
+    pub(crate) fn form_cmp(&mut self, a: &Val, b: &Val, at: Span) -> R<std::cmp::Ordering> {
+        deep(|| self.form_cmp_inner(a, b, at))
+    }
+
+    fn form_cmp_inner(&mut self, a: &Val, b: &Val, at: Span) -> R<std::cmp::Ordering> {
+        use std::cmp::Ordering;
+        Ok(match (a, b) {
+            (Val::Secret(x), _) => return self.form_cmp_inner(&x.value, b, at),
+            (_, Val::Secret(y)) => return self.form_cmp_inner(a, &y.value, at),
+            (Val::List(x), Val::List(y)) => {
+                for (p, q) in x.items.iter().zip(y.items.iter()) {
+                    let c = self.form_cmp(p, q, at)?;
+                    if c != Ordering::Equal {
+                        return Ok(c);
+                    }
+                }
+                x.items.len().cmp(&y.items.len())
+            }
+            (Val::Block(x), Val::Block(y)) => {
+                if x == y {
+                    return Ok(Ordering::Equal);
+                }
+                let xm = self.members(*x, at)?;
+                let ym = self.members(*y, at)?;
+                let names = xm
+                    .iter()
+                    .map(|(n, _)| &**n)
+                    .cmp(ym.iter().map(|(n, _)| &**n));
+                if names != Ordering::Equal {
+                    return Ok(names);
+                }
+                for ((_, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
+                    let xv = self.force(*xs)?;
+                    let yv = self.force(*ys)?;
+                    let c = self.form_cmp(&xv, &yv, at)?;
+                    if c != Ordering::Equal {
+                        return Ok(c);
+                    }
+                }
+                Ordering::Equal
+            }
+            _ => crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b)),
+        })
+    }
+}

@@ -33,12 +33,17 @@ struct Source {
     scope: ScopeId,
     /// True for definitions added by inline statements.
     inline: bool,
+    /// True for the statements of a file imported inline (not those of an `if` branch
+    /// or a call's block): inline statements written in that file, or in files it
+    /// imports inline, may read what they define (see `check_inline_reads`).
+    imported: bool,
 }
 
 struct Work<'a> {
     pending: BTreeMap<Order, Pending<'a>>,
-    /// Names defined by inline statements, with the defining statement.
-    inline_defs: Vec<(Name<'a>, Span)>,
+    /// Names defined by inline statements, with the defining statement and, for a
+    /// statement of a file imported inline, that file's source node.
+    inline_defs: Vec<(Name<'a>, Span, Option<u32>)>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -221,7 +226,10 @@ impl<'a> Evaluator<'a> {
     ) -> R<()> {
         let inst = self.new_instance(file);
         self.block_mut(b).inst = Some(inst);
-        self.block_mut(b).state = BlockState::Building { reads: Vec::new() };
+        self.block_mut(b).state = BlockState::Building {
+            reads: Vec::new(),
+            running: 0,
+        };
         let mut work = Work {
             pending: BTreeMap::new(),
             inline_defs: Vec::new(),
@@ -232,11 +240,12 @@ impl<'a> Evaluator<'a> {
             prio: smallvec::smallvec![Step::Src(inst, 0)],
             scope,
             inline: false,
+            imported: false,
         };
         self.add_statements(b, &body, stmts, &[], &mut work);
         let result = self.run_inline(b, inst, &mut work);
         let reads = match std::mem::replace(&mut self.block_mut(b).state, BlockState::Built) {
-            BlockState::Building { reads } => reads,
+            BlockState::Building { reads, .. } => reads,
             _ => Vec::new(),
         };
         // The restriction is checked first, so an inline statement that reads what a later
@@ -244,7 +253,7 @@ impl<'a> Evaluator<'a> {
         let checked = match result {
             Err(e) => Err(e),
             Ok(deferred) => self
-                .check_inline_reads(&reads, &work.inline_defs)
+                .check_inline_reads(inst, &reads, &work.inline_defs)
                 .and_then(|()| deferred.map_or(Ok(()), Err)),
         };
         if let Err(e) = checked {
@@ -287,7 +296,10 @@ impl<'a> Evaluator<'a> {
         order: Order,
         item: Pending<'a>,
     ) -> R<()> {
-        self.note_written_refs(b, item.stmt, item.scope);
+        if let BlockState::Building { running, .. } = &mut self.block_mut(b).state {
+            *running = item.node;
+        }
+        self.note_written_refs(b, item.stmt, item.scope, item.node);
         {
             let src = Source {
                 inst,
@@ -295,6 +307,7 @@ impl<'a> Evaluator<'a> {
                 prio: smallvec::smallvec![Step::Src(inst, item.node)],
                 scope: item.scope,
                 inline: true,
+                imported: false,
             };
             match item.stmt {
                 Statement::Import(imp) => self.run_inline_import(b, &src, imp, &order, work)?,
@@ -421,6 +434,7 @@ impl<'a> Evaluator<'a> {
             prio: smallvec::smallvec![Step::Src(src.inst, node)],
             scope,
             inline: true,
+            imported: true,
         };
         self.add_statements(b, &src, &loaded.ast.statements, order, work);
         Ok(())
@@ -508,7 +522,8 @@ impl<'a> Evaluator<'a> {
         let name = Name::Src(&first.name);
         let slot = self.member_slot(b, &name);
         if src.inline {
-            work.inline_defs.push((name, r.span));
+            let container = src.imported.then_some(src.node);
+            work.inline_defs.push((name, r.span, container));
         }
         let file = self.scope(src.scope).file;
         let defs = self.path_defs(r, 0, src.scope, &src.prio, order, file);
@@ -538,7 +553,7 @@ impl<'a> Evaluator<'a> {
                 let prefix = [Step::Src(src.inst, src.node)];
                 for (name, s) in members {
                     let target = self.member_slot(b, &name);
-                    work.inline_defs.push((name.clone(), at));
+                    work.inline_defs.push((name.clone(), at, None));
                     let defs = Defs::from_slice(&self.slot(s).defs);
                     for d in defs {
                         let copy = self.def(d).placed_in(&prefix, order);
@@ -566,7 +581,7 @@ impl<'a> Evaluator<'a> {
     /// (its condition, import argument or call arguments) count as read by it, evaluated
     /// or not: the reference's rule is about references that *appear* there (§3.8, §3.10),
     /// and so a short-circuited `$X` cannot make the rule hold for some values only.
-    fn note_written_refs(&mut self, b: BlockId, stmt: &'a Statement, sc: ScopeId) {
+    fn note_written_refs(&mut self, b: BlockId, stmt: &'a Statement, sc: ScopeId, node: u32) {
         let scope = self.scope(sc);
         if scope.root != b {
             return;
@@ -584,20 +599,36 @@ impl<'a> Evaluator<'a> {
                 .as_ref()
                 .is_some_and(|p| p.iter().any(|(m, _)| **m == *n))
         };
-        if let BlockState::Building { reads } = &mut self.block_mut(b).state {
+        if let BlockState::Building { reads, .. } = &mut self.block_mut(b).state {
             for (name, at) in refs {
                 if !is_param(name) {
-                    reads.push((Rc::from(name), at));
+                    reads.push((Rc::from(name), at, node));
                 }
             }
         }
     }
 
     /// Inline statements must not define what inline statements read: the result would
-    /// depend on the order in which they ran.
-    fn check_inline_reads(&self, reads: &[(Rc<str>, Span)], defs: &[(Name<'a>, Span)]) -> R<()> {
-        for (name, read_at) in reads {
-            if let Some((_, def_at)) = defs.iter().find(|(n, _)| **n == **name) {
+    /// depend on the order in which they ran. Except that an inline statement written in a
+    /// file imported inline (or in a file that one imports inline) may read what that
+    /// file's own statements define: the import that brought it added them before it
+    /// could run, as a whole, so no order is involved (docs/semantics.md §8).
+    fn check_inline_reads(
+        &self,
+        inst: InstId,
+        reads: &[(Rc<str>, Span, u32)],
+        defs: &[(Name<'a>, Span, Option<u32>)],
+    ) -> R<()> {
+        let instance = self.insts.get(inst.0 as usize);
+        let contains = |container: Option<u32>, node: u32| match (container, instance) {
+            (Some(c), Some(i)) => c == node || i.reaches(c, node),
+            _ => false,
+        };
+        for (name, read_at, node) in reads {
+            let conflicting = defs
+                .iter()
+                .find(|(n, _, container)| **n == **name && !contains(*container, *node));
+            if let Some((_, def_at, _)) = conflicting {
                 return Err(EvalError::new(
                     Diagnostic::error(format!(
                         "`{name}` is defined by an inline statement, but an inline statement also depends on `{name}`"

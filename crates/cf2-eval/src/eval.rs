@@ -346,8 +346,8 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn member(&mut self, b: BlockId, name: &str, at: Span) -> R<Option<SlotId>> {
         self.build_plain(b)?;
         let block = self.block_mut(b);
-        if let BlockState::Building { reads } = &mut block.state {
-            reads.push((Rc::from(name), at));
+        if let BlockState::Building { reads, running } = &mut block.state {
+            reads.push((Rc::from(name), at, *running));
         }
         Ok(block.members.get(name).copied())
     }

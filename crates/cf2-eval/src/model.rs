@@ -290,7 +290,11 @@ pub enum BlockState<'a> {
     /// Inline statements are being run: member look-ups are recorded, because inline
     /// statements must not define what inline statements read (reference §3.8, §3.10).
     Building {
-        reads: Vec<(Rc<str>, Span)>,
+        /// Each member looked up: its name, where, and the source node in which the
+        /// inline statement that needed it is written.
+        reads: Vec<(Rc<str>, Span, u32)>,
+        /// The source node in which the inline statement now running is written.
+        running: u32,
     },
     Built,
     /// Building failed: every later look-up fails the same way, so a half-built block is

@@ -550,7 +550,14 @@ impl<'a> Evaluator<'a> {
             Val::Undef => Ok(()),
             Val::Block(from) => {
                 let members = self.members(from, at)?;
-                let prefix = [Step::Src(src.inst, src.node)];
+                // A file imported as a value (`def m(f) = import($f)`, then `m(x)`) joins
+                // as a lower source, as `import(x)` there would: the block outranks it.
+                let imported = self.value_imports.iter().find(|(v, _)| *v == from);
+                let node = imported
+                    .map(|&(_, file)| file)
+                    .and_then(|file| self.lower_source_node(src, file))
+                    .unwrap_or(src.node);
+                let prefix = [Step::Src(src.inst, node)];
                 for (name, s) in members {
                     let target = self.member_slot(b, &name);
                     work.inline_defs.push((name.clone(), at, None));
@@ -575,6 +582,26 @@ impl<'a> Evaluator<'a> {
                 .hint("wrap the resources in `{ ... }`, or assign the value to a resource"),
             )),
         }
+    }
+
+    /// The source node of `file` imported below `src`'s node in its instance: the node it
+    /// has already (a file reached along several paths is one source), or a new one.
+    /// `None` when importing it there would close a cycle of sources.
+    fn lower_source_node(&mut self, src: &Source, file: FileId) -> Option<u32> {
+        let instance = self.insts.get_mut(src.inst.0 as usize)?;
+        if let Some(existing) = instance.files.iter().position(|f| *f == file) {
+            let existing = existing as u32;
+            if existing == src.node || instance.reaches(existing, src.node) {
+                return None;
+            }
+            instance.edges.get_mut(src.node as usize)?.push(existing);
+            return Some(existing);
+        }
+        let node = instance.files.len() as u32;
+        instance.files.push(file);
+        instance.edges.push(Vec::new());
+        instance.edges.get_mut(src.node as usize)?.push(node);
+        Some(node)
     }
 
     /// The references written in what an inline statement evaluates to decide what it adds

@@ -45,6 +45,9 @@ pub struct Evaluator<'a> {
     pub(crate) settled: Vec<SlotId>,
     /// Files whose `-Wdup` warnings were already reported.
     pub(crate) dup_reported: Vec<FileId>,
+    /// Blocks made by importing a file as a value, with the file: an inline call that
+    /// gives one adds that file as a lower source, as an inline import does.
+    pub(crate) value_imports: Vec<(BlockId, FileId)>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
     /// The working directory, read once per compile.
@@ -119,6 +122,7 @@ impl<'a> Evaluator<'a> {
             regexes: HashMap::new(),
             settled: Vec::new(),
             dup_reported: Vec::new(),
+            value_imports: Vec::new(),
             main_dir: std::path::PathBuf::new(),
             cwd: loader.working_dir(host),
             materializing: Vec::new(),

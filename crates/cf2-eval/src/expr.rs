@@ -512,6 +512,7 @@ impl<'a> Evaluator<'a> {
             file,
             scope,
         });
+        self.value_imports.push((b, file));
         Ok(Val::Block(b))
     }
 

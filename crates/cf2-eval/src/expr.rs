@@ -609,7 +609,7 @@ pub(crate) fn build_regex(pattern: &str) -> Result<fancy_regex::Regex, fancy_reg
             .max_prog_size(REGEX_MAX_PROGRAM)
             .build()
     };
-    let perl = perl_dollar(pattern);
+    let perl = perl_to_engine(pattern)?;
     match build(&perl) {
         // Report an error against the pattern as written (its positions), where it has one.
         Err(e) if matches!(perl, std::borrow::Cow::Owned(_)) => {
@@ -619,29 +619,46 @@ pub(crate) fn build_regex(pattern: &str) -> Result<fancy_regex::Regex, fancy_reg
     }
 }
 
-/// Perl's `$` (reference §3.1: Perl regular expressions) matches at the end of the text or
-/// before a newline that ends it; the engine's `$` only at the very end (or, with `(?m)`,
-/// before any newline, as in Perl). So each `$` anchor (not escaped, not in a character
-/// class) also accepts a final newline. No capture group is added.
-fn perl_dollar(pattern: &str) -> std::borrow::Cow<'_, str> {
-    if !pattern.contains('$') {
-        return std::borrow::Cow::Borrowed(pattern);
+/// A Perl pattern (reference §3.1: "the full Perl regular expression syntax") in the
+/// engine's syntax, where the two differ in meaning or the engine lacks the form:
+/// - `$` (not escaped, not in a character class) matches at the end of the text or before a
+///   newline that ends it, as Perl's does; the engine's only at the very end. No capture
+///   group is added.
+/// - `\h`, `\H`, `\v`, `\V` are Perl's horizontal and vertical white space (the engine reads
+///   `\h` as a hex digit and `\v` as a vertical tab only).
+/// - `\N{U+41}`, octal `\0`, `\o{101}`, `\101` (three digits, not a back-reference), and
+///   `\Q...\E` (quoted text) become the characters they stand for.
+/// - `\g1`, `\g{1}`, `\g{-1}` (relative) and `\g{name}` are back-references, as in Perl (the
+///   engine reads `\gN` as a subroutine call).
+/// - `(?^...)` (the form Perl prints a compiled regex in) resets the flags.
+///
+/// Anything else is passed through unchanged.
+///
+/// A Perl form the engine cannot express is an error rather than a different match.
+fn perl_to_engine(pattern: &str) -> Result<std::borrow::Cow<'_, str>, fancy_regex::Error> {
+    if !pattern.contains(['$', '\\']) && !pattern.contains("(?^") {
+        return Ok(std::borrow::Cow::Borrowed(pattern));
     }
+    let mut unsupported: Option<String> = None;
     let mut out = String::with_capacity(pattern.len() + 16);
     let mut chars = pattern.chars().peekable();
     // Depth of character classes, and whether a `]` here would be the first of its class
     // (and so a literal `]`).
     let (mut class, mut class_start) = (0usize, false);
+    // Capture groups opened so far (for relative back-references and `\10` versus octal).
+    let mut groups = 0usize;
     while let Some(c) = chars.next() {
-        out.push(c);
         match c {
             '\\' => {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
+                let Some(n) = chars.next() else {
+                    out.push('\\');
+                    break;
+                };
+                escape_to_engine(n, &mut chars, class > 0, groups, &mut out, &mut unsupported);
             }
             '[' if class > 0 && chars.peek() == Some(&':') => {
                 // A POSIX class `[:alpha:]`: copy it through its `:]`.
+                out.push(c);
                 let mut prev = c;
                 for n in chars.by_ref() {
                     out.push(n);
@@ -652,6 +669,7 @@ fn perl_dollar(pattern: &str) -> std::borrow::Cow<'_, str> {
                 }
             }
             '[' => {
+                out.push(c);
                 class += 1;
                 if chars.peek() == Some(&'^') {
                     out.push('^');
@@ -660,16 +678,221 @@ fn perl_dollar(pattern: &str) -> std::borrow::Cow<'_, str> {
                 class_start = true;
                 continue;
             }
-            ']' if class > 0 && !class_start => class -= 1,
-            '$' if class == 0 => {
-                out.pop();
-                out.push_str("(?:$|(?=\\n\\z))");
+            ']' if class > 0 && !class_start => {
+                out.push(c);
+                class -= 1;
             }
-            _ => {}
+            '$' if class == 0 => out.push_str("(?:$|(?=\\n\\z))"),
+            '(' if class == 0 => {
+                out.push(c);
+                let rest: String = chars.clone().take(3).collect();
+                let plain = !rest.starts_with('?') && !rest.starts_with('*');
+                let named =
+                    rest.starts_with("?<") && !rest.starts_with("?<=") && !rest.starts_with("?<!")
+                        || rest.starts_with("?P<")
+                        || rest.starts_with("?'");
+                if plain || named {
+                    groups += 1;
+                } else if rest.starts_with("?^") {
+                    // `(?^FLAGS:` or `(?^FLAGS)`: the flags given, the others off.
+                    chars.next();
+                    chars.next();
+                    let mut on = String::new();
+                    while let Some(&f) = chars.peek() {
+                        if !f.is_ascii_alphabetic() {
+                            break;
+                        }
+                        on.push(f);
+                        chars.next();
+                    }
+                    let off: String = "imsx".chars().filter(|f| !on.contains(*f)).collect();
+                    out.push('?');
+                    out.push_str(&on);
+                    if !off.is_empty() {
+                        out.push('-');
+                        out.push_str(&off);
+                    }
+                }
+            }
+            _ => out.push(c),
         }
         class_start = false;
     }
-    std::borrow::Cow::Owned(out)
+    if let Some(form) = unsupported {
+        return Err(fancy_regex::Error::ParseError(
+            0,
+            fancy_regex::ParseError::InvalidEscape(form),
+        ));
+    }
+    if out == pattern {
+        return Ok(std::borrow::Cow::Borrowed(pattern));
+    }
+    Ok(std::borrow::Cow::Owned(out))
+}
+
+/// Perl's horizontal and vertical white space, as the contents of a character class.
+const HORIZONTAL_SPACE: &str =
+    "\\t\\x20\\xA0\\x{1680}\\x{180E}\\x{2000}-\\x{200A}\\x{202F}\\x{205F}\\x{3000}";
+const VERTICAL_SPACE: &str = "\\n\\x0B\\x0C\\r\\x85\\x{2028}\\x{2029}";
+
+/// One escape `\n...` of a Perl pattern (after its backslash), in the engine's syntax.
+fn escape_to_engine(
+    n: char,
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    in_class: bool,
+    groups: usize,
+    out: &mut String,
+    unsupported: &mut Option<String>,
+) {
+    let char_code = |out: &mut String, code: u32| {
+        out.push_str(&format!("\\x{{{code:X}}}"));
+    };
+    match n {
+        'h' | 'H' | 'v' | 'V' => {
+            let set = if n.eq_ignore_ascii_case(&'h') {
+                HORIZONTAL_SPACE
+            } else {
+                VERTICAL_SPACE
+            };
+            let negated = n.is_ascii_uppercase();
+            if in_class && !negated {
+                out.push_str(set);
+            } else {
+                out.push_str(if negated { "[^" } else { "[" });
+                out.push_str(set);
+                out.push(']');
+            }
+        }
+        'N' if chars.peek() == Some(&'{') => {
+            let body = take_braced(chars);
+            match body
+                .strip_prefix("U+")
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+            {
+                Some(code) => char_code(out, code),
+                None => {
+                    unsupported.get_or_insert(format!(
+                        "\\N{{{body}}} (characters by name are not supported; write \\N{{U+XXXX}})"
+                    ));
+                }
+            }
+        }
+        'Q' => {
+            let mut quoted = String::new();
+            while let Some(q) = chars.next() {
+                if q == '\\' && chars.peek() == Some(&'E') {
+                    chars.next();
+                    break;
+                }
+                quoted.push(q);
+            }
+            out.push_str(&fancy_regex::escape(&quoted));
+        }
+        // A `\E` without `\Q` is ignored, as in Perl.
+        'E' => {}
+        'o' if chars.peek() == Some(&'{') => {
+            let body = take_braced(chars);
+            match u32::from_str_radix(&body, 8) {
+                Ok(code) => char_code(out, code),
+                Err(_) => {
+                    out.push_str("\\o{");
+                    out.push_str(&body);
+                    out.push('}');
+                }
+            }
+        }
+        '0' => {
+            let mut digits = String::from("0");
+            while digits.len() < 3 && chars.peek().is_some_and(|d| ('0'..='7').contains(d)) {
+                digits.extend(chars.next());
+            }
+            char_code(out, u32::from_str_radix(&digits, 8).unwrap_or(0));
+        }
+        '1'..='9' => {
+            let mut digits = String::from(n);
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                digits.extend(chars.next());
+            }
+            let number: usize = digits.parse().unwrap_or(usize::MAX);
+            let octal: String = digits.chars().take(3).collect();
+            if digits.len() == 1 || number <= groups || in_class {
+                if in_class && digits.len() > 1 {
+                    // In a class there are no back-references: octal, as in Perl.
+                    if let Ok(code) = u32::from_str_radix(&octal, 8) {
+                        char_code(out, code);
+                        out.push_str(digits.get(octal.len()..).unwrap_or_default());
+                        return;
+                    }
+                }
+                out.push('\\');
+                out.push_str(&digits);
+            } else if octal.len() >= 2 && octal.chars().all(|d| ('0'..='7').contains(&d)) {
+                char_code(out, u32::from_str_radix(&octal, 8).unwrap_or(0));
+                out.push_str(digits.get(octal.len()..).unwrap_or_default());
+            } else {
+                out.push('\\');
+                out.push_str(&digits);
+            }
+        }
+        'g' => {
+            let braced = chars.peek() == Some(&'{');
+            let reference = if braced {
+                take_braced(chars)
+            } else {
+                let mut r = String::new();
+                if chars.peek() == Some(&'-') {
+                    r.extend(chars.next());
+                }
+                while chars.peek().is_some_and(char::is_ascii_digit) {
+                    r.extend(chars.next());
+                }
+                r
+            };
+            let absolute = match reference.parse::<i64>() {
+                Ok(k) if k > 0 => Some(k as usize),
+                Ok(k) if k < 0 => (groups + 1)
+                    .checked_sub(k.unsigned_abs() as usize)
+                    .filter(|a| *a > 0),
+                _ => None,
+            };
+            match absolute {
+                // Bracketed, so that a digit after it is not read as part of the number.
+                Some(a) => out.push_str(&format!("(?:\\{a})")),
+                None if braced && !reference.is_empty() && reference.parse::<i64>().is_err() => {
+                    out.push_str("\\k<");
+                    out.push_str(&reference);
+                    out.push('>');
+                }
+                None => {
+                    out.push_str("\\g");
+                    if braced {
+                        out.push('{');
+                        out.push_str(&reference);
+                        out.push('}');
+                    } else {
+                        out.push_str(&reference);
+                    }
+                }
+            }
+        }
+        other => {
+            out.push('\\');
+            out.push(other);
+        }
+    }
+}
+
+/// The text of `{...}` at the start of `chars` (which is consumed through the `}`).
+fn take_braced(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> String {
+    chars.next();
+    let mut body = String::new();
+    for c in chars.by_ref() {
+        if c == '}' {
+            break;
+        }
+        body.push(c);
+    }
+    body
 }
 
 /// The largest compiled regex program accepted, in VM instructions (an ordinary pattern

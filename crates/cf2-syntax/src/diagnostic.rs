@@ -124,7 +124,9 @@ impl Diagnostic {
             None => String::new(),
         };
         let resource = match &self.resource {
-            Some(r) if !self.message.contains(r.as_str()) => format!(" (resource `{r}`)"),
+            // Unless the message names it already (as `R`, or as the start of `R.x`): a
+            // bare substring test would take the `A` of `LATIN` for the resource `A`.
+            Some(r) if !names_resource(&self.message, r) => format!(" (resource `{r}`)"),
             _ => String::new(),
         };
         let _ = writeln!(
@@ -274,4 +276,16 @@ mod tests {
         assert_eq!(did_you_mean("zzz", ["VW", "Services"]), None);
         assert_eq!(did_you_mean("Nmae", ["Name", "Other"]), Some("Name"));
     }
+}
+
+/// Whether `message` names the resource `r` in backquotes: `` `r` ``, `` `r.x` `` or
+/// `` `$r` ``.
+fn names_resource(message: &str, r: &str) -> bool {
+    message.split('`').skip(1).step_by(2).any(|quoted| {
+        let quoted = quoted.strip_prefix('$').unwrap_or(quoted);
+        quoted == r
+            || quoted
+                .strip_prefix(r)
+                .is_some_and(|rest| rest.starts_with('.'))
+    })
 }

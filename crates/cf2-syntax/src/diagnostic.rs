@@ -262,6 +262,18 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[at(a.len(), b.len())]
 }
 
+/// Whether `message` names the resource `r` in backquotes: `` `r` ``, `` `r.x` `` or
+/// `` `$r` ``.
+fn names_resource(message: &str, r: &str) -> bool {
+    message.split('`').skip(1).step_by(2).any(|quoted| {
+        let quoted = quoted.strip_prefix('$').unwrap_or(quoted);
+        quoted == r
+            || quoted
+                .strip_prefix(r)
+                .is_some_and(|rest| rest.starts_with('.'))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,16 +288,13 @@ mod tests {
         assert_eq!(did_you_mean("zzz", ["VW", "Services"]), None);
         assert_eq!(did_you_mean("Nmae", ["Name", "Other"]), Some("Name"));
     }
-}
 
-/// Whether `message` names the resource `r` in backquotes: `` `r` ``, `` `r.x` `` or
-/// `` `$r` ``.
-fn names_resource(message: &str, r: &str) -> bool {
-    message.split('`').skip(1).step_by(2).any(|quoted| {
-        let quoted = quoted.strip_prefix('$').unwrap_or(quoted);
-        quoted == r
-            || quoted
-                .strip_prefix(r)
-                .is_some_and(|rest| rest.starts_with('.'))
-    })
+    #[test]
+    fn a_resource_is_named_only_in_backquotes() {
+        assert!(names_resource("`X` is undefined", "X"));
+        assert!(names_resource("cannot output `A.b`", "A"));
+        assert!(names_resource("`$Port` has no value", "Port"));
+        assert!(!names_resource("cannot carry a PGP signature", "P"));
+        assert!(!names_resource("`AB` is not defined", "A"));
+    }
 }

@@ -16,6 +16,7 @@
 //! - A regex is `/pattern/` with each unescaped `/` written `\/`, a line end `\n`,
 //!   and `${` written `$\{` (which matches the same); the empty pattern is written `/(?:)/`
 //!   (`//` would start a comment).
+//! - Text holding a NUL character cannot be written (CF2 source cannot hold one): an error.
 
 use cf2_value::{Block, Number, Value};
 
@@ -34,6 +35,16 @@ pub(crate) fn render(value: &Value, what: &str) -> Result<String, OutputError> {
             w.value(other, 0, 0)?;
             w.out.push('\n');
         }
+    }
+    // No escape writes a NUL, and a CF2 file cannot hold one (the lexer refuses it): the
+    // output could not be read back (text from `read()` may hold one).
+    if w.out.contains('\0') {
+        return Err(OutputError::Invalid {
+            format: Format::Cf2,
+            what: what.to_string(),
+            message: "it holds text with a NUL character, which CF2 source cannot contain"
+                .to_string(),
+        });
     }
     Ok(w.out)
 }

@@ -39,6 +39,18 @@ struct Source {
     imported: bool,
 }
 
+/// Where a file imported below a source stands in the block's source graph.
+enum SourceNode {
+    /// A node of its own, just made: its statements are still to be added.
+    New(u32),
+    /// The node it has already.
+    Existing(u32),
+    /// Importing it there would make it outrank itself.
+    Cycle,
+    /// The block has no source graph (cannot happen for a block being built).
+    Missing,
+}
+
 struct Work<'a> {
     pending: BTreeMap<Order, Pending<'a>>,
     /// Names defined by inline statements, with the defining statement and, for a
@@ -299,7 +311,7 @@ impl<'a> Evaluator<'a> {
         if let BlockState::Building { running, .. } = &mut self.block_mut(b).state {
             *running = item.node;
         }
-        self.note_written_refs(b, item.stmt, item.scope, item.node);
+        self.note_written_refs(b, item.stmt, item.scope);
         {
             let src = Source {
                 inst,
@@ -394,26 +406,12 @@ impl<'a> Evaluator<'a> {
         if importer_chain.contains(file) {
             return Err(self.import_cycle(&importer_chain, file, imp.span));
         }
-        let Some(instance) = self.insts.get_mut(src.inst.0 as usize) else {
-            return Ok(());
+        let node = match self.lower_source_node(src, file) {
+            SourceNode::New(node) => node,
+            // Its statements are in the block already.
+            SourceNode::Existing(_) | SourceNode::Missing => return Ok(()),
+            SourceNode::Cycle => return Err(self.import_cycle(&importer_chain, file, imp.span)),
         };
-        // A file reached along several paths into the same block is one source.
-        if let Some(existing) = instance.files.iter().position(|f| *f == file) {
-            let existing = existing as u32;
-            if existing == src.node || instance.reaches(existing, src.node) {
-                return Err(self.import_cycle(&importer_chain, file, imp.span));
-            }
-            if let Some(e) = instance.edges.get_mut(src.node as usize) {
-                e.push(existing);
-            }
-            return Ok(());
-        }
-        let node = instance.files.len() as u32;
-        instance.files.push(file);
-        instance.edges.push(Vec::new());
-        if let Some(e) = instance.edges.get_mut(src.node as usize) {
-            e.push(node);
-        }
         let scope = self.new_scope(Scope {
             root: b,
             file,
@@ -553,10 +551,11 @@ impl<'a> Evaluator<'a> {
                 // A file imported as a value (`def m(f) = import($f)`, then `m(x)`) joins
                 // as a lower source, as `import(x)` there would: the block outranks it.
                 let imported = self.value_imports.iter().find(|(v, _)| *v == from);
-                let node = imported
-                    .map(|&(_, file)| file)
-                    .and_then(|file| self.lower_source_node(src, file))
-                    .unwrap_or(src.node);
+                let imported = imported.map(|&(_, file)| file);
+                let node = match imported.map(|file| self.lower_source_node(src, file)) {
+                    Some(SourceNode::New(node) | SourceNode::Existing(node)) => node,
+                    _ => src.node,
+                };
                 let prefix = [Step::Src(src.inst, node)];
                 for (name, s) in members {
                     let target = self.member_slot(b, &name);
@@ -584,31 +583,40 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// The source node of `file` imported below `src`'s node in its instance: the node it
-    /// has already (a file reached along several paths is one source), or a new one.
-    /// `None` when importing it there would close a cycle of sources.
-    fn lower_source_node(&mut self, src: &Source, file: FileId) -> Option<u32> {
-        let instance = self.insts.get_mut(src.inst.0 as usize)?;
-        if let Some(existing) = instance.files.iter().position(|f| *f == file) {
-            let existing = existing as u32;
-            if existing == src.node || instance.reaches(existing, src.node) {
-                return None;
+    /// The source node of `file` imported below `src`'s node, entered in the block's source
+    /// graph with its edge from `src`'s node.
+    fn lower_source_node(&mut self, src: &Source, file: FileId) -> SourceNode {
+        let Some(instance) = self.insts.get_mut(src.inst.0 as usize) else {
+            return SourceNode::Missing;
+        };
+        let node = match instance.files.iter().position(|f| *f == file) {
+            // A file reached along several paths into the same block is one source.
+            Some(existing) => {
+                let existing = existing as u32;
+                if existing == src.node || instance.reaches(existing, src.node) {
+                    return SourceNode::Cycle;
+                }
+                SourceNode::Existing(existing)
             }
-            instance.edges.get_mut(src.node as usize)?.push(existing);
-            return Some(existing);
+            None => {
+                instance.files.push(file);
+                instance.edges.push(Vec::new());
+                SourceNode::New(instance.files.len() as u32 - 1)
+            }
+        };
+        if let (SourceNode::New(n) | SourceNode::Existing(n), Some(e)) =
+            (&node, instance.edges.get_mut(src.node as usize))
+        {
+            e.push(*n);
         }
-        let node = instance.files.len() as u32;
-        instance.files.push(file);
-        instance.edges.push(Vec::new());
-        instance.edges.get_mut(src.node as usize)?.push(node);
-        Some(node)
+        node
     }
 
     /// The references written in what an inline statement evaluates to decide what it adds
     /// (its condition, import argument or call arguments) count as read by it, evaluated
     /// or not: the reference's rule is about references that *appear* there (§3.8, §3.10),
     /// and so a short-circuited `$X` cannot make the rule hold for some values only.
-    fn note_written_refs(&mut self, b: BlockId, stmt: &'a Statement, sc: ScopeId, node: u32) {
+    fn note_written_refs(&mut self, b: BlockId, stmt: &'a Statement, sc: ScopeId) {
         let scope = self.scope(sc);
         if scope.root != b {
             return;
@@ -626,10 +634,10 @@ impl<'a> Evaluator<'a> {
                 .as_ref()
                 .is_some_and(|p| p.iter().any(|(m, _)| **m == *n))
         };
-        if let BlockState::Building { reads, .. } = &mut self.block_mut(b).state {
+        if let BlockState::Building { reads, running } = &mut self.block_mut(b).state {
             for (name, at) in refs {
                 if !is_param(name) {
-                    reads.push((Rc::from(name), at, node));
+                    reads.push((Rc::from(name), at, *running));
                 }
             }
         }

@@ -639,6 +639,7 @@ fn perl_to_engine(pattern: &str) -> Result<std::borrow::Cow<'_, str>, fancy_rege
     if !pattern.contains(['$', '\\']) && !pattern.contains("(?^") {
         return Ok(std::borrow::Cow::Borrowed(pattern));
     }
+    // The first Perl form the engine cannot express, as written.
     let mut unsupported: Option<String> = None;
     let mut out = String::with_capacity(pattern.len() + 16);
     let mut chars = pattern.chars().peekable();
@@ -719,9 +720,12 @@ fn perl_to_engine(pattern: &str) -> Result<std::borrow::Cow<'_, str>, fancy_rege
         class_start = false;
     }
     if let Some(form) = unsupported {
+        let at = pattern.find(&form).unwrap_or(0);
         return Err(fancy_regex::Error::ParseError(
-            0,
-            fancy_regex::ParseError::InvalidEscape(form),
+            at,
+            fancy_regex::ParseError::InvalidEscape(format!(
+                "{form} (characters by name are not supported; write \\N{{U+XXXX}})"
+            )),
         ));
     }
     if out == pattern {
@@ -771,9 +775,7 @@ fn escape_to_engine(
             {
                 Some(code) => char_code(out, code),
                 None => {
-                    unsupported.get_or_insert(format!(
-                        "\\N{{{body}}} (characters by name are not supported; write \\N{{U+XXXX}})"
-                    ));
+                    unsupported.get_or_insert(format!("\\N{{{body}}}"));
                 }
             }
         }
@@ -814,24 +816,24 @@ fn escape_to_engine(
                 digits.extend(chars.next());
             }
             let number: usize = digits.parse().unwrap_or(usize::MAX);
-            let octal: String = digits.chars().take(3).collect();
-            if digits.len() == 1 || number <= groups || in_class {
-                if in_class && digits.len() > 1 {
-                    // In a class there are no back-references: octal, as in Perl.
-                    if let Ok(code) = u32::from_str_radix(&octal, 8) {
-                        char_code(out, code);
-                        out.push_str(digits.get(octal.len()..).unwrap_or_default());
-                        return;
-                    }
+            // As in Perl: one digit, or a number of groups already opened, outside a class
+            // is a back-reference; otherwise the leading octal digits (up to three) are a
+            // character, in a class or when there are at least two of them.
+            let backreference = !in_class && (digits.len() == 1 || number <= groups);
+            let octal: String = digits
+                .chars()
+                .take(3)
+                .take_while(|d| ('0'..='7').contains(d))
+                .collect();
+            match u32::from_str_radix(&octal, 8) {
+                Ok(code) if !backreference && (in_class || octal.len() >= 2) => {
+                    char_code(out, code);
+                    out.push_str(digits.get(octal.len()..).unwrap_or_default());
                 }
-                out.push('\\');
-                out.push_str(&digits);
-            } else if octal.len() >= 2 && octal.chars().all(|d| ('0'..='7').contains(&d)) {
-                char_code(out, u32::from_str_radix(&octal, 8).unwrap_or(0));
-                out.push_str(digits.get(octal.len()..).unwrap_or_default());
-            } else {
-                out.push('\\');
-                out.push_str(&digits);
+                _ => {
+                    out.push('\\');
+                    out.push_str(&digits);
+                }
             }
         }
         'g' => {

@@ -474,19 +474,21 @@ impl<'a> Evaluator<'a> {
             }
             let (tops, rest) = self.tops(ranking, &set);
             let kind = self.top_kind(&tops);
-            if let TopKind::Mixed = kind {
-                // Different operators conflict, unless the odd ones out are undefined:
-                // undefined ranks below every other mutation (clarifications §5).
-                if !self.drop_undefined_tops(&tops, &mut set, &mut evaluated, out) {
-                    return Err(self.order_error(s, &tops));
-                }
-                continue;
-            }
-            // Evaluate the tops; an undefined one is dropped and the fold looks again.
+            // Tops with different operators conflict, unless the odd ones out are
+            // undefined: they are evaluated too, before the conflict is reported.
+            let mixed = matches!(kind, TopKind::Mixed);
+            // Evaluate the tops; an undefined one is dropped and the fold looks again
+            // (undefined ranks below every other mutation, clarifications §5).
             let mut values: smallvec::SmallVec<[(DefId, Val); 4]> = smallvec::SmallVec::new();
             let mut dropped = false;
             for &d in &tops {
-                let v = self.def_value_once(d, &evaluated)?;
+                let v = match self.def_value_once(d, &evaluated) {
+                    Ok(v) => v,
+                    // Among mixed tops, one that fails counts as defined: the conflict is
+                    // the error to report.
+                    Err(_) if mixed => continue,
+                    Err(e) => return Err(e),
+                };
                 if v.is_undef() {
                     set.retain(|x| *x != d);
                     out.undefined(d);
@@ -717,33 +719,6 @@ impl<'a> Evaluator<'a> {
             }
         }
         self.def_value(d)
-    }
-
-    /// Tops of different kinds: removes from `set` those whose value is undefined, and
-    /// says whether there were any. A top that fails to evaluate counts as defined: the
-    /// conflict is the error to report.
-    fn drop_undefined_tops(
-        &mut self,
-        tops: &[DefId],
-        set: &mut Defs,
-        evaluated: &mut Evaluated,
-        out: &mut Outcome,
-    ) -> bool {
-        let mut dropped = false;
-        for &d in tops {
-            match self.def_value_once(d, evaluated) {
-                Ok(v) if v.is_undef() => {
-                    set.retain(|x| *x != d);
-                    out.undefined(d);
-                    dropped = true;
-                }
-                Ok(v) => {
-                    evaluated.insert(d, v);
-                }
-                Err(_) => {}
-            }
-        }
-        dropped
     }
 
     /// The value of one definition's body (not yet folded with anything).

@@ -383,15 +383,7 @@ fn select_path(
     match walked_slot {
         // A resource: the same diagnostics as when the whole configuration is output
         // (where its `?` or empty `if` is written, and why).
-        Some(slot) if at_slot => {
-            let mut built = cf2_value::Builder::new();
-            ev.emit_slot(slot, 1, &mut built).map_err(flatten)?;
-            built.finish().ok_or_else(|| {
-                vec![Diagnostic::error(
-                    "internal error: a value was left unfinished",
-                )]
-            })
-        }
+        Some(slot) if at_slot => ev.materialize_slot(slot).map_err(flatten),
         _ if cur.is_undef() => Err(vec![Diagnostic::error(format!("`{path}` is undefined"))]),
         _ => ev.materialize(&cur, 1, at).map_err(flatten),
     }

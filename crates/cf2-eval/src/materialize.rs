@@ -17,9 +17,15 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn materialize(&mut self, v: &Val, depth: usize, at: Span) -> R<Value> {
         let mut built = Builder::new();
         self.emit(v, depth, at, &mut built)?;
-        built.finish().ok_or_else(|| {
-            EvalError::new(Diagnostic::error("internal error: a value was left unfinished").at(at))
-        })
+        finished(built, at)
+    }
+
+    /// The plain value of resource `s`, with the diagnostics of a whole compile (its `?`,
+    /// its undefined list elements where they are written).
+    pub(crate) fn materialize_slot(&mut self, s: SlotId) -> R<Value> {
+        let mut built = Builder::new();
+        self.emit_slot(s, 1, &mut built)?;
+        finished(built, self.slot_site(s))
     }
 
     /// Sends the plain value of `v` to `sink`; private members are left out unless `-p`.
@@ -277,9 +283,7 @@ impl<'a> Evaluator<'a> {
             _ => false,
         })
     }
-}
 
-impl<'a> Evaluator<'a> {
     /// Which of two [`Evaluator::equal`] values is kept, so that the choice between equal
     /// unordered definitions never depends on the order they are read in (reference §4.1):
     /// `Less` keeps `a`. Equal values may differ in form — an integer or a float, a literal
@@ -331,4 +335,10 @@ impl<'a> Evaluator<'a> {
             _ => crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b)),
         })
     }
+}
+
+fn finished(built: Builder, at: Span) -> R<Value> {
+    built.finish().ok_or_else(|| {
+        EvalError::new(Diagnostic::error("internal error: a value was left unfinished").at(at))
+    })
 }

@@ -265,7 +265,7 @@ impl<'a> Evaluator<'a> {
         let checked = match result {
             Err(e) => Err(e),
             Ok(deferred) => self
-                .check_inline_reads(inst, &reads, &work.inline_defs)
+                .check_inline_reads(b, inst, &reads, &work.inline_defs)
                 .and_then(|()| deferred.map_or(Ok(()), Err)),
         };
         if let Err(e) = checked {
@@ -650,6 +650,7 @@ impl<'a> Evaluator<'a> {
     /// could run, as a whole, so no order is involved (docs/semantics.md §8).
     fn check_inline_reads(
         &self,
+        b: BlockId,
         inst: InstId,
         reads: &[(Rc<str>, Span, u32)],
         defs: &[(Name<'a>, Span, Option<u32>)],
@@ -664,16 +665,21 @@ impl<'a> Evaluator<'a> {
                 .iter()
                 .find(|(n, _, container)| **n == **name && !contains(*container, *node));
             if let Some((_, def_at, _)) = conflicting {
+                let mut resource = self.block_path(b);
+                if !resource.is_empty() {
+                    resource.push('.');
+                }
+                resource.push_str(name);
                 return Err(EvalError::new(
                     Diagnostic::error(format!(
-                        "`{name}` is defined by an inline statement, but an inline statement also depends on `{name}`"
+                        "`{resource}` is defined by an inline statement, but an inline statement also depends on `{resource}`"
                     ))
                     .at(*def_at)
-                    .with_label(format!("defines `{name}`"))
-                    .also(*read_at, format!("`{name}` is needed here to run an inline statement"))
-                    .resource(name.to_string())
+                    .with_label(format!("defines `{resource}`"))
+                    .also(*read_at, format!("`{resource}` is needed here to run an inline statement"))
+                    .resource(resource.clone())
                     .note("the resources an inline `import`, `if` or function call adds must not conflict with references in any inline statement (reference §3.8, §3.10)")
-                    .hint(format!("define `{name}` directly in the block instead of through an inline `import`, `if` or call, or make the inline statements independent of `{name}`")),
+                    .hint(format!("define `{name}` directly in the block instead of through an inline `import`, `if` or call, or make the inline statements independent of `{resource}`")),
                 ));
             }
         }

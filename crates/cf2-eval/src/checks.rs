@@ -22,6 +22,7 @@ pub fn check_file(file: &ast::File) -> Findings {
         errors: Vec::new(),
         dup_warnings: Vec::new(),
         macros: HashMap::new(),
+        path: Vec::new(),
     };
     // Macro table: name -> (definition start, body span, span of name).
     collect_macros(file, &mut c);
@@ -39,13 +40,17 @@ struct MacroInfo {
     whole: cf2_syntax::Span,
 }
 
-struct Checker {
+struct Checker<'a> {
     errors: Vec<Diagnostic>,
     dup_warnings: Vec<Diagnostic>,
     macros: HashMap<String, MacroInfo>,
+    /// The resource whose value is being checked: the names of the enclosing resource
+    /// statements, outermost first (a nested block's statements extend it). Joined into
+    /// text only for a diagnostic.
+    path: Vec<&'a str>,
 }
 
-fn collect_macros(file: &ast::File, c: &mut Checker) {
+fn collect_macros(file: &ast::File, c: &mut Checker<'_>) {
     for m in &file.macros {
         let name = m.name.name.to_string();
         let key = crate::loader::macro_key(&name).into_owned();
@@ -87,32 +92,54 @@ fn collect_macros(file: &ast::File, c: &mut Checker) {
     }
 }
 
-impl Checker {
-    fn block(&mut self, stmts: &[Statement], in_match: bool) {
+impl<'a> Checker<'a> {
+    /// The resource concerned by a finding at this point, if any (`A.b` in `A => { b => … }`).
+    fn resource(&self) -> Option<String> {
+        (!self.path.is_empty()).then(|| self.path.join("."))
+    }
+
+    /// Records an error, naming the resource being checked.
+    fn error(&mut self, d: Diagnostic) {
+        let d = match self.resource() {
+            Some(r) => d.resource(r),
+            None => d,
+        };
+        self.errors.push(d);
+    }
+
+    fn block(&mut self, stmts: &'a [Statement], in_match: bool) {
         self.duplicates(stmts);
         for s in stmts {
             match s {
                 Statement::Resource(r) => {
+                    let depth = self.path.len();
+                    self.path.extend(r.path.iter().map(|i| &*i.name));
                     for m in &r.mutations {
                         self.expr(&m.value, in_match);
                     }
+                    self.path.truncate(depth);
                 }
                 Statement::Import(i) => self.import(i, in_match),
                 Statement::If(i) => self.conditional(i, in_match),
                 Statement::Call(call) => self.call(call, in_match),
-                Statement::Macro(m) => self.expr(&m.body, false),
+                Statement::Macro(m) => {
+                    // A macro's body belongs to no resource until it is called.
+                    let outer = std::mem::take(&mut self.path);
+                    self.expr(&m.body, false);
+                    self.path = outer;
+                }
             }
         }
     }
 
-    fn import(&mut self, i: &ast::Import, in_match: bool) {
+    fn import(&mut self, i: &'a ast::Import, in_match: bool) {
         self.expr(&i.path, in_match);
         if let Some(s) = &i.signers {
             self.expr(s, in_match);
         }
     }
 
-    fn conditional(&mut self, i: &ast::If, in_match: bool) {
+    fn conditional(&mut self, i: &'a ast::If, in_match: bool) {
         self.expr(&i.cond, in_match);
         let mut capturing = Vec::new();
         let has_regex = regex_matches(&i.cond, &mut capturing);
@@ -126,7 +153,7 @@ impl Checker {
             .hint("make the other groups non-capturing: `(?:...)`");
             d.notes
                 .push("`match(n)` would not know which one to read (reference §3.9)".into());
-            self.errors.push(d);
+            self.error(d);
         }
         let inner = in_match || has_regex;
         self.expr(&i.then, inner);
@@ -135,11 +162,11 @@ impl Checker {
         }
     }
 
-    fn call(&mut self, call: &ast::Call, in_match: bool) {
+    fn call(&mut self, call: &'a ast::Call, in_match: bool) {
         let name = &*call.name.name;
         if let Some(m) = self.macros.get(&*crate::loader::macro_key(name)) {
             if call.span.start >= m.whole.start && call.span.end <= m.whole.end {
-                self.errors.push(
+                self.error(
                     Diagnostic::error(format!("macro `{name}` calls itself"))
                         .at(call.name.span)
                         .with_label("recursive call")
@@ -148,7 +175,7 @@ impl Checker {
                         .hint("macros cannot be recursive; use a function for computations"),
                 );
             } else if call.span.start < m.whole.start {
-                self.errors.push(
+                self.error(
                     Diagnostic::error(format!("macro `{name}` is used before its definition"))
                         .at(call.name.span)
                         .also(m.name_span, "defined here, later in the file")
@@ -156,7 +183,7 @@ impl Checker {
                 );
             }
         } else if name.eq_ignore_ascii_case("match") && !in_match {
-            self.errors.push(
+            self.error(
                 Diagnostic::error("`match()` can only be used in a branch of an `if` whose condition matches a regular expression")
                     .at(call.span)
                     .with_label("no regular expression match to read captures from")
@@ -169,7 +196,7 @@ impl Checker {
         }
     }
 
-    fn expr(&mut self, e: &Expr, in_match: bool) {
+    fn expr(&mut self, e: &'a Expr, in_match: bool) {
         match &e.kind {
             ExprKind::Literal(_)
             | ExprKind::Number(_)
@@ -202,7 +229,7 @@ impl Checker {
     }
 
     /// `-Wdup`: two `=>` definitions of the same resource path in one block of one file.
-    fn duplicates(&mut self, stmts: &[Statement]) {
+    fn duplicates(&mut self, stmts: &'a [Statement]) {
         let assigned: Vec<&ast::ResourceDef> = stmts
             .iter()
             .filter_map(|s| match s {
@@ -267,7 +294,12 @@ impl Checker {
             let (Some(r), Some(first)) = (assigned.get(later), assigned.get(first)) else {
                 continue;
             };
-            let key: Vec<&str> = r.path.iter().map(|i| &*i.name).collect();
+            let key: Vec<&str> = self
+                .path
+                .iter()
+                .copied()
+                .chain(r.path.iter().map(|i| &*i.name))
+                .collect();
             let key = key.join(".");
             self.dup_warnings.push(
                 Diagnostic::warning(format!("duplicate definition of `{key}`"))

@@ -95,6 +95,21 @@ struct Node {
     depth: usize,
 }
 
+/// A run of one associative operator longer than this is joined as a balanced tree
+/// ([`Parser::reduce_run`]); shorter runs (all ordinary code) nest to the left, as written.
+const BALANCE_FROM: u32 = 32;
+
+/// A run of one associative operator being parsed (see [`Parser::binary`]).
+struct Run {
+    op: BinaryOp,
+    /// Where the run's first operand is on the value stack.
+    first: usize,
+    /// Operators reduced as they came (at most [`BALANCE_FROM`]).
+    reduced: u32,
+    /// The operators after those, whose operands wait on the value stack.
+    pending: Vec<Token>,
+}
+
 /// Precedence levels (clarifications §1): higher binds tighter.
 const P_OR: u8 = 1;
 const P_AND: u8 = 2;
@@ -743,19 +758,29 @@ impl<'a> Parser<'a> {
     /// Precedence climbing over the binary operators (an expression is `binary(P_OR)`),
     /// with the grammar's restrictions: a comparison is not associative (at most one per
     /// operand of `&&`), and the right side of `=~`/`!~` is a single value.
+    ///
+    /// A chain of one associative operator (`||`, `&&`, `++`) is a loop in the grammar, not
+    /// nesting, so its length is not limited: past [`BALANCE_FROM`] operands the rest of
+    /// the run is collected and joined as a balanced tree ([`Parser::reduce_run`]), whose
+    /// depth grows with the logarithm of its length. The value is the same: these
+    /// operators are associative and evaluate their operands left to right either way.
     fn binary(&mut self, min: u8) -> R<()> {
         self.prefix()?;
         let mut last = 0u8;
+        let mut run: Option<Run> = None;
         loop {
             if !self.cont(is_binop) {
-                return Ok(());
+                break;
             }
             let t = self.lex.peek_nth(0);
             let Some((op, prec)) = binop(t.kind) else {
-                return Ok(());
+                break;
             };
             if prec < min {
-                return Ok(());
+                break;
+            }
+            if let Some(r) = run.take_if(|r| r.op != op) {
+                self.reduce_run(r)?;
             }
             if last == P_CMP && prec == P_CMP {
                 return Err(self.fail(E::ChainedComparison(t, op)));
@@ -775,9 +800,69 @@ impl<'a> Parser<'a> {
             } else {
                 self.binary(prec + 1)?;
             }
-            self.reduce_binary(op, t)?;
+            if matches!(op, BinaryOp::Or | BinaryOp::And | BinaryOp::Concat) {
+                let r = run.get_or_insert_with(|| Run {
+                    op,
+                    first: self.vals.len().saturating_sub(2),
+                    reduced: 0,
+                    pending: Vec::new(),
+                });
+                if r.reduced < BALANCE_FROM {
+                    r.reduced += 1;
+                    self.reduce_binary(op, t)?;
+                } else {
+                    r.pending.push(t);
+                }
+            } else {
+                self.reduce_binary(op, t)?;
+            }
             last = prec;
         }
+        match run {
+            Some(r) => self.reduce_run(r),
+            None => Ok(()),
+        }
+    }
+
+    /// Joins a run of one associative operator: the operands from `run.first` on the value
+    /// stack (the first already holds the run's first [`BALANCE_FROM`] operators, reduced
+    /// as they came), pairwise, level by level, so that the tree is balanced and keeps the
+    /// operands in order.
+    #[inline(never)]
+    fn reduce_run(&mut self, run: Run) -> R<()> {
+        if run.pending.is_empty() {
+            return Ok(());
+        }
+        let operands = self.vals.split_off(run.first.min(self.vals.len()));
+        if operands.len() != run.pending.len() + 1 {
+            return Err(Fail);
+        }
+        // Each operand with the operator written before it (none for the first).
+        let mut level: Vec<(Node, Option<Token>)> = operands
+            .into_iter()
+            .zip(std::iter::once(None).chain(run.pending.into_iter().map(Some)))
+            .collect();
+        while level.len() > 1 {
+            let mut next = Vec::with_capacity(level.len().div_ceil(2));
+            let mut items = level.into_iter();
+            while let Some((lhs, before)) = items.next() {
+                match items.next() {
+                    Some((rhs, Some(t))) => {
+                        self.vals.push(lhs);
+                        self.vals.push(rhs);
+                        self.reduce_binary(run.op, t)?;
+                        let joined = self.vals.pop().ok_or(Fail)?;
+                        next.push((joined, before));
+                    }
+                    Some((_, None)) => return Err(Fail),
+                    None => next.push((lhs, before)),
+                }
+            }
+            level = next;
+        }
+        let (node, _) = level.pop().ok_or(Fail)?;
+        self.vals.push(node);
+        Ok(())
     }
 
     #[inline(never)]

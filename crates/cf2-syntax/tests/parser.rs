@@ -1089,7 +1089,7 @@ fn deep_nesting_is_a_clean_error() {
 #[test]
 fn long_chains_are_bounded() {
     run_with_small_stack(|| {
-        for sep in [" + ", " ++ ", " && ", ".", " * "] {
+        for sep in [" + ", ".", " * "] {
             let src = format!("X => $a{}", format!("{sep}b").repeat(100_000));
             let (_, d) = parse(FileId(0), &src);
             assert_eq!(
@@ -1098,7 +1098,12 @@ fn long_chains_are_bounded() {
                 "{sep}"
             );
         }
-        // Flat things are not nesting.
+        // Flat things are not nesting: a run of an associative operator becomes a
+        // balanced tree.
+        for sep in [" ++ ", " && ", " || "] {
+            let src = format!("X => $a{}", format!("{sep}b").repeat(100_000));
+            ok(&src);
+        }
         let src = format!("X => [{}]", "1, ".repeat(100_000));
         ok(&src);
         let src = "A => 1\n".repeat(100_000);

@@ -37,6 +37,9 @@ pub struct Evaluator<'a> {
     pub(crate) thunks: Vec<Thunk<'a>>,
     /// Slots being evaluated, innermost last.
     pub(crate) stack: Vec<SlotId>,
+    /// The positions in the list literals being evaluated for the innermost slot, outermost
+    /// first: a block made there is named `a.1.e`, not `a.e` (see [`Place::Element`]).
+    pub(crate) elements: Vec<u32>,
     /// Regex matches made directly in the condition being evaluated (for `match()`).
     pub(crate) capture_sink: Option<Vec<(Captures, Span, bool)>>,
     pub(crate) warnings: Vec<Diagnostic>,
@@ -117,6 +120,7 @@ impl<'a> Evaluator<'a> {
             insts: Vec::new(),
             thunks: Vec::new(),
             stack: Vec::new(),
+            elements: Vec::new(),
             capture_sink: None,
             warnings: Vec::new(),
             regexes: HashMap::new(),
@@ -219,7 +223,8 @@ impl<'a> Evaluator<'a> {
     /// Where a block made now sits: in the resource being evaluated.
     pub(crate) fn current_place(&self) -> Place {
         match self.stack.last() {
-            Some(s) => Place::Of(*s),
+            Some(s) if self.elements.is_empty() => Place::Of(*s),
+            Some(s) => Place::Element(*s, Rc::from(self.elements.as_slice())),
             None => Place::Top,
         }
     }
@@ -239,7 +244,8 @@ impl<'a> Evaluator<'a> {
     /// block is always made after the resource it sits in, so the walk goes to ever older
     /// entries and ends; the bound is a guard, not a limit input can reach.
     pub(crate) fn block_path(&self, mut b: BlockId) -> String {
-        let mut names: Vec<&str> = Vec::new();
+        use std::borrow::Cow;
+        let mut names: Vec<Cow<'_, str>> = Vec::new();
         let mut prefix = "";
         for _ in 0..=self.slots.len() {
             match &self.block(b).place {
@@ -250,7 +256,13 @@ impl<'a> Evaluator<'a> {
                 }
                 Place::Of(s) => {
                     let slot = self.slot(*s);
-                    names.push(&slot.name);
+                    names.push(Cow::Borrowed(&slot.name));
+                    b = slot.parent;
+                }
+                Place::Element(s, positions) => {
+                    let slot = self.slot(*s);
+                    names.extend(positions.iter().rev().map(|i| Cow::Owned(i.to_string())));
+                    names.push(Cow::Borrowed(&slot.name));
                     b = slot.parent;
                 }
             }
@@ -277,6 +289,8 @@ impl<'a> Evaluator<'a> {
         }
         self.slot_mut(s).state = SlotState::Active;
         self.stack.push(s);
+        // List positions belong to the slot whose value holds the list.
+        let elements = std::mem::take(&mut self.elements);
         // A condition's regex captures belong to that condition only.
         let sink = self.capture_sink.take();
         // A resource's value is stored as it is (secrets wrapped), whoever asks for it.
@@ -284,6 +298,7 @@ impl<'a> Evaluator<'a> {
         let result = deep(|| self.fold_slot(s));
         self.open_results = open;
         self.capture_sink = sink;
+        self.elements = elements;
         self.stack.pop();
         match result {
             Ok((v, outcome)) => {

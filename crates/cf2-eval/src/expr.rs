@@ -59,8 +59,17 @@ impl<'a> Evaluator<'a> {
             ExprKind::Undef => Ok(Val::Undef),
             ExprKind::List(items) => {
                 let mut out = Vec::with_capacity(items.len());
-                for x in items {
-                    out.push(self.eval(x, sc)?);
+                for (i, x) in items.iter().enumerate() {
+                    // Only a block needs its position (for its name in messages).
+                    let positioned = matches!(x.kind, ExprKind::Block(_) | ExprKind::List(_));
+                    if positioned {
+                        self.elements.push(i as u32);
+                    }
+                    let v = self.eval(x, sc);
+                    if positioned {
+                        self.elements.pop();
+                    }
+                    out.push(v?);
                 }
                 make_list(out).ok_or_else(|| too_deep(e.span))
             }

@@ -311,6 +311,9 @@ pub enum Place {
     Named(Rc<str>),
     /// The value of a resource, or made while evaluating it: named after that resource.
     Of(SlotId),
+    /// Made in a list literal of a resource's value, at these positions (outermost first):
+    /// `a.1.e` for `e` in `a => [x, {e => …}]`.
+    Element(SlotId, Rc<[u32]>),
 }
 
 #[derive(Debug)]

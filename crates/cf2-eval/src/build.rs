@@ -20,6 +20,8 @@ struct Pending<'a> {
     stmt: &'a Statement,
     node: u32,
     scope: ScopeId,
+    /// The batch of definitions it came with (see [`Work::batches`]).
+    added: u32,
 }
 
 /// Where new definitions of a block being built come from.
@@ -52,10 +54,29 @@ enum SourceNode {
 }
 
 struct Work<'a> {
+    /// Imports of a file named by a literal (`import(web)`): they read nothing, so they all
+    /// run, transitively, before any other inline statement (see `run_inline`).
+    imports: BTreeMap<Order, Pending<'a>>,
+    /// The other inline statements, which read resources: run in reading order.
     pending: BTreeMap<Order, Pending<'a>>,
-    /// Names defined by inline statements, with the defining statement and, for a
-    /// statement of a file imported inline, that file's source node.
-    inline_defs: Vec<(Name<'a>, Span, Option<u32>)>,
+    /// Names defined by inline statements (see [`InlineDef`]).
+    inline_defs: Vec<InlineDef<'a>>,
+    /// Batches of definitions added so far (a body, a file, a branch, a call's block).
+    batches: u32,
+    /// The batches there were when the first statement that reads ran: everything the
+    /// imports by literal name bring, in place before anything reads, whatever the order.
+    initial: Option<u32>,
+}
+
+/// A name defined by an inline statement.
+struct InlineDef<'a> {
+    name: Name<'a>,
+    /// The defining statement.
+    at: Span,
+    /// For a statement of a file imported inline, that file's source node.
+    container: Option<u32>,
+    /// The batch that added it (see [`Runner::started`]).
+    batch: u32,
 }
 
 impl<'a> Evaluator<'a> {
@@ -240,11 +261,14 @@ impl<'a> Evaluator<'a> {
         self.block_mut(b).inst = Some(inst);
         self.block_mut(b).state = BlockState::Building {
             reads: Vec::new(),
-            running: 0,
+            running: Runner::default(),
         };
         let mut work = Work {
+            imports: BTreeMap::new(),
             pending: BTreeMap::new(),
             inline_defs: Vec::new(),
+            batches: 0,
+            initial: None,
         };
         let body = Source {
             inst,
@@ -265,7 +289,7 @@ impl<'a> Evaluator<'a> {
         let checked = match result {
             Err(e) => Err(e),
             Ok(deferred) => self
-                .check_inline_reads(b, inst, &reads, &work.inline_defs)
+                .check_inline_reads(b, inst, &reads, &work.inline_defs, work.initial)
                 .and_then(|()| deferred.map_or(Ok(()), Err)),
         };
         if let Err(e) = checked {
@@ -288,7 +312,14 @@ impl<'a> Evaluator<'a> {
         // A "not defined" error may be a resource a later inline statement adds: keep the
         // first, run the rest, and let the restriction check speak first.
         let mut deferred: Option<EvalError> = None;
-        while let Some((order, item)) = work.pending.pop_first() {
+        // Every file imported by a literal name is in place before a statement that reads
+        // runs: what it reads of them is then whole, whichever order the imports were
+        // written or reached in (a diamond reaches a file first through either side).
+        while let Some((order, item)) = work
+            .imports
+            .pop_first()
+            .or_else(|| work.pending.pop_first())
+        {
             match self.run_one_inline(b, inst, work, order, item) {
                 Ok(()) => {}
                 Err(e) if e.kind == crate::error::ErrorKind::Missing => {
@@ -308,8 +339,14 @@ impl<'a> Evaluator<'a> {
         order: Order,
         item: Pending<'a>,
     ) -> R<()> {
+        if !matches!(item.stmt, Statement::Import(i) if names_file_literally(i)) {
+            work.initial.get_or_insert(work.batches);
+        }
         if let BlockState::Building { running, .. } = &mut self.block_mut(b).state {
-            *running = item.node;
+            *running = Runner {
+                node: item.node,
+                added: item.added,
+            };
         }
         self.note_written_refs(b, item.stmt, item.scope);
         {
@@ -478,6 +515,7 @@ impl<'a> Evaluator<'a> {
         if members.is_empty() {
             members.reserve(stmts.len());
         }
+        work.batches += 1;
         let mut buf = Vec::with_capacity(prefix.len() + 1);
         for (i, st) in stmts.iter().enumerate() {
             buf.clear();
@@ -487,12 +525,17 @@ impl<'a> Evaluator<'a> {
             match st {
                 Statement::Resource(r) => self.add_resource(b, src, r, &order, work),
                 Statement::Import(_) | Statement::If(_) | Statement::Call(_) => {
-                    work.pending.insert(
+                    let queue = match st {
+                        Statement::Import(i) if names_file_literally(i) => &mut work.imports,
+                        _ => &mut work.pending,
+                    };
+                    queue.insert(
                         order,
                         Pending {
                             stmt: st,
                             node: src.node,
                             scope: src.scope,
+                            added: work.batches,
                         },
                     );
                 }
@@ -520,8 +563,12 @@ impl<'a> Evaluator<'a> {
         let name = Name::Src(&first.name);
         let slot = self.member_slot(b, &name);
         if src.inline {
-            let container = src.imported.then_some(src.node);
-            work.inline_defs.push((name, r.span, container));
+            work.inline_defs.push(InlineDef {
+                name,
+                at: r.span,
+                container: src.imported.then_some(src.node),
+                batch: work.batches,
+            });
         }
         let file = self.scope(src.scope).file;
         let defs = self.path_defs(r, 0, src.scope, &src.prio, order, file);
@@ -557,9 +604,15 @@ impl<'a> Evaluator<'a> {
                     _ => src.node,
                 };
                 let prefix = [Step::Src(src.inst, node)];
+                work.batches += 1;
                 for (name, s) in members {
                     let target = self.member_slot(b, &name);
-                    work.inline_defs.push((name.clone(), at, None));
+                    work.inline_defs.push(InlineDef {
+                        name: name.clone(),
+                        at,
+                        container: None,
+                        batch: work.batches,
+                    });
                     let defs = Defs::from_slice(&self.slot(s).defs);
                     for d in defs {
                         let copy = self.def(d).placed_in(&prefix, order);
@@ -646,25 +699,32 @@ impl<'a> Evaluator<'a> {
     /// Inline statements must not define what inline statements read: the result would
     /// depend on the order in which they ran. Except that an inline statement written in a
     /// file imported inline (or in a file that one imports inline) may read what that
-    /// file's own statements define: the import that brought it added them before it
-    /// could run, as a whole, so no order is involved (docs/semantics.md §8).
+    /// file's own statements define, when they are sure to be there before it runs,
+    /// whatever the order: when they came with the imports by literal name, which all run
+    /// before any statement that reads (`run_inline`), or when the statement came with
+    /// them or after them. A file that a diamond reaches both before and through an `if`
+    /// or a computed import could have read too early: refused (docs/semantics.md §8).
     fn check_inline_reads(
         &self,
         b: BlockId,
         inst: InstId,
-        reads: &[(Rc<str>, Span, u32)],
-        defs: &[(Name<'a>, Span, Option<u32>)],
+        reads: &[(Rc<str>, Span, Runner)],
+        defs: &[InlineDef<'a>],
+        initial: Option<u32>,
     ) -> R<()> {
+        let initial = initial.unwrap_or(u32::MAX);
         let instance = self.insts.get(inst.0 as usize);
         let contains = |container: Option<u32>, node: u32| match (container, instance) {
             (Some(c), Some(i)) => c == node || i.reaches(c, node),
             _ => false,
         };
-        for (name, read_at, node) in reads {
-            let conflicting = defs
-                .iter()
-                .find(|(n, _, container)| **n == **name && !contains(*container, *node));
-            if let Some((_, def_at, _)) = conflicting {
+        for (name, read_at, runner) in reads {
+            let conflicting = defs.iter().find(|d| {
+                *d.name == **name
+                    && !((d.batch <= initial || d.batch <= runner.added)
+                        && contains(d.container, runner.node))
+            });
+            if let Some(InlineDef { at: def_at, .. }) = conflicting {
                 let mut resource = self.block_path(b);
                 if !resource.is_empty() {
                     resource.push('.');
@@ -773,6 +833,17 @@ fn refs_in_statement<'e>(st: &'e Statement, out: &mut Vec<(&'e str, Span)>) {
 }
 
 /// The `$name`s written in an `import(...)`: its path and its signers.
+/// An import whose file is named by a literal (`import(web)`, `import('../base')`), with
+/// no signers: running it reads nothing.
+fn names_file_literally(i: &ast::Import) -> bool {
+    let literal = match &i.path.kind {
+        ExprKind::Literal(_) => true,
+        ExprKind::String(parts) => parts.iter().all(|p| matches!(p, ast::Part::Text(_))),
+        _ => false,
+    };
+    literal && i.signers.is_none()
+}
+
 fn refs_in_import<'e>(i: &'e ast::Import, out: &mut Vec<(&'e str, Span)>) {
     refs_in(&i.path, out);
     if let Some(s) = &i.signers {

@@ -290,11 +290,11 @@ pub enum BlockState<'a> {
     /// Inline statements are being run: member look-ups are recorded, because inline
     /// statements must not define what inline statements read (reference §3.8, §3.10).
     Building {
-        /// Each member looked up: its name, where, and the source node in which the
-        /// inline statement that needed it is written.
-        reads: Vec<(Rc<str>, Span, u32)>,
-        /// The source node in which the inline statement now running is written.
-        running: u32,
+        /// Each member looked up: its name, where, and the inline statement that
+        /// needed it.
+        reads: Vec<(Rc<str>, Span, Runner)>,
+        /// The inline statement now running.
+        running: Runner,
     },
     Built,
     /// Building failed: every later look-up fails the same way, so a half-built block is
@@ -314,6 +314,15 @@ pub enum Place {
     /// Made in a list literal of a resource's value, at these positions (outermost first):
     /// `a.1.e` for `e` in `a => [x, {e => …}]`.
     Element(SlotId, Rc<[u32]>),
+}
+
+/// The inline statement running while a block is built (see `build.rs`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Runner {
+    /// The source node in which it is written.
+    pub node: u32,
+    /// The batch of definitions that added it (see `build.rs`).
+    pub added: u32,
 }
 
 #[derive(Debug)]

@@ -530,6 +530,7 @@ impl<'a> Evaluator<'a> {
                     Ok(Folded::Plain(kept, Some(kept_def)))
                 }
                 TopKind::Merge => {
+                    self.check_combinable_below(s, &tops, &rest, &kind)?;
                     out.used(&tops);
                     let below = deep(|| {
                         self.fold_ranked(s, rest.clone(), ranking, &mut Outcome::default())
@@ -545,6 +546,7 @@ impl<'a> Evaluator<'a> {
                     self.merge(s, &values, below)
                 }
                 TopKind::Func(name) => {
+                    self.check_combinable_below(s, &tops, &rest, &TopKind::Func(name.clone()))?;
                     out.used(&tops);
                     out.used(&rest);
                     out.rule(&name);
@@ -579,6 +581,89 @@ impl<'a> Evaluator<'a> {
                 TopKind::Mixed => Err(self.order_error(s, &tops)),
             };
         }
+    }
+
+    /// Unordered tops that combine (`~>`, or the same commutative `~(f)>`) are folded over
+    /// the rest as if all of it lay below each of them. A definition of another kind in
+    /// the rest that one of the tops does not outrank breaks that: an order the imports
+    /// allow puts it above that top (a `=>` there would discard the top's value, a `~(g)>`
+    /// would apply to it), so the result depends on the order (clarifications §5). One
+    /// that is undefined ranks below everything and is no obstacle.
+    fn check_combinable_below(
+        &mut self,
+        s: SlotId,
+        tops: &[DefId],
+        rest: &[DefId],
+        kind: &TopKind,
+    ) -> R<()> {
+        if tops.len() < 2 {
+            return Ok(());
+        }
+        let combines = |op: &Op| match (kind, op) {
+            (TopKind::Merge, Op::Merge) => true,
+            (TopKind::Func(f), Op::Func(ident)) => crate::mutators::lower_name(&ident.name) == *f,
+            _ => false,
+        };
+        for &d in rest {
+            if combines(&self.def(d).op) {
+                continue;
+            }
+            let Some(&unordered) = tops.iter().find(|&&t| self.rank(t, d) != Rank::Higher) else {
+                continue;
+            };
+            if self.def_value(d).is_ok_and(|v| v.is_undef()) {
+                continue;
+            }
+            return Err(self.partly_below_error(s, d, unordered, tops));
+        }
+        Ok(())
+    }
+
+    /// The error of [`Evaluator::check_combinable_below`]: `d` lies below some of `tops`
+    /// but not below `unordered`.
+    fn partly_below_error(
+        &self,
+        s: SlotId,
+        d: DefId,
+        unordered: DefId,
+        tops: &[DefId],
+    ) -> EvalError {
+        let path = self.slot_path(s);
+        let name = |d: DefId| self.loader_name(self.def(d).file);
+        let above = tops
+            .iter()
+            .find(|&&t| self.rank(t, d) == Rank::Higher)
+            .copied();
+        let (low, free) = (self.def(d), self.def(unordered));
+        let mut diag = Diagnostic::error(format!(
+            "cannot determine mutation order for `{path}`: `{}` in {} is not below `{}` in {}, which no import orders with it",
+            low.op.symbol(),
+            name(d),
+            free.op.symbol(),
+            name(unordered),
+        ))
+        .at(low.site)
+        .with_label(format!("`{}` here", low.op.symbol()))
+        .also(free.site, format!("`{}` here, unordered with it", free.op.symbol()));
+        if let Some(t) = above {
+            diag = diag.also(
+                self.def(t).site,
+                format!("`{}` here, above it", self.def(t).op.symbol()),
+            );
+        }
+        let diag = diag
+            .note(format!(
+                "the unordered `{}` definitions combine over what lies below all of them; an order the imports allow puts this one above {}",
+                free.op.symbol(),
+                name(unordered)
+            ))
+            .hint(format!(
+                "have {} import {}, or decide `{path}` in a file that imports them all",
+                name(unordered),
+                name(d)
+            ))
+            .resource(path.to_string());
+        EvalError::new(diag)
     }
 
     /// `~>`: the top blocks and the block below combine member by member.

@@ -600,7 +600,10 @@ impl<'a> Evaluator<'a> {
                 let imported = self.value_imports.iter().find(|(v, _)| *v == from);
                 let imported = imported.map(|&(_, file)| file);
                 let node = match imported.map(|file| self.lower_source_node(src, file)) {
-                    Some(SourceNode::New(node) | SourceNode::Existing(node)) => node,
+                    Some(SourceNode::New(node)) => node,
+                    // A file reached along several paths into the same block is one source
+                    // (clarifications §5): its statements are in the block already.
+                    Some(SourceNode::Existing(_)) => return Ok(()),
                     _ => src.node,
                 };
                 let prefix = [Step::Src(src.inst, node)];

@@ -40,6 +40,9 @@ pub struct Evaluator<'a> {
     /// The positions in the list literals being evaluated for the innermost slot, outermost
     /// first: a block made there is named `a.1.e`, not `a.e` (see [`Place::Element`]).
     pub(crate) elements: Vec<u32>,
+    /// The definitions being evaluated, each with the depth of [`Evaluator::stack`] then:
+    /// a cycle is shown at the definitions that take part in it.
+    pub(crate) evaluating: Vec<(usize, DefId)>,
     /// Regex matches made directly in the condition being evaluated (for `match()`).
     pub(crate) capture_sink: Option<Vec<(Captures, Span, bool)>>,
     pub(crate) warnings: Vec<Diagnostic>,
@@ -121,6 +124,7 @@ impl<'a> Evaluator<'a> {
             thunks: Vec::new(),
             stack: Vec::new(),
             elements: Vec::new(),
+            evaluating: Vec::new(),
             capture_sink: None,
             warnings: Vec::new(),
             regexes: HashMap::new(),
@@ -342,9 +346,18 @@ impl<'a> Evaluator<'a> {
         let mut d = Diagnostic::error(format!("`{path}` depends on itself: {}", names.join(" → ")))
             .resource(path.clone());
         let mut first = true;
-        for x in self.stack[start..].iter().take(SHOWN) {
-            if let Some(def) = self.slot(*x).defs.first() {
-                let site = self.def(*def).site;
+        for (i, x) in self.stack.iter().enumerate().skip(start).take(SHOWN) {
+            // The definition of that resource whose evaluation led on, else its first.
+            let depth = i + 1;
+            let on_cycle = self
+                .evaluating
+                .iter()
+                .rev()
+                .take_while(|(d, _)| *d >= depth)
+                .find(|(d, _)| *d == depth)
+                .map(|(_, def)| *def);
+            if let Some(def) = on_cycle.or_else(|| self.slot(*x).defs.first().copied()) {
+                let site = self.def(def).site;
                 if first {
                     d = d.at(site).with_label("the cycle starts here");
                     first = false;

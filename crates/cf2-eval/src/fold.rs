@@ -808,6 +808,13 @@ impl<'a> Evaluator<'a> {
 
     /// The value of one definition's body (not yet folded with anything).
     pub(crate) fn def_value(&mut self, d: DefId) -> R<Val> {
+        self.evaluating.push((self.stack.len(), d));
+        let v = self.def_value_here(d);
+        self.evaluating.pop();
+        v
+    }
+
+    fn def_value_here(&mut self, d: DefId) -> R<Val> {
         let body = self.def(d).body.clone();
         match body {
             Body::Expr(e, scope) => self.eval(e, scope),

@@ -673,7 +673,12 @@ impl<'a> Evaluator<'a> {
             names: NameMap::with_capacity_and_hasher(8, Default::default()),
             contributions: Vec::with_capacity(8),
         };
-        let mut contribute = |ev: &mut Evaluator<'a>, d: Option<DefId>, v: &Val| -> R<()> {
+        // `onto`: for the value below, the `~>` merging onto it (the one at fault).
+        let mut contribute = |ev: &mut Evaluator<'a>,
+                              d: Option<DefId>,
+                              v: &Val,
+                              onto: Option<DefId>|
+         -> R<()> {
             let Val::Block(b) = v else {
                 let site = d.map(|d| ev.def(d).site);
                 let path = ev.slot_path(s);
@@ -681,10 +686,31 @@ impl<'a> Evaluator<'a> {
                     "`~>` merges blocks, but a value of `{path}` is {}",
                     v.kind_phrase()
                 ))
-                .resource(path.to_string())
-                .hint("use `=>` to replace the value instead of merging");
-                if let Some(site) = site {
-                    e = e.at(site).with_label(format!("this is {}", v.describe()));
+                .resource(path.to_string());
+                let implicit =
+                    onto.is_some_and(|t| matches!(ev.def(t).body, Body::Implicit { .. }));
+                match (onto.map(|t| ev.def(t).site), site) {
+                    (Some(top), below) => {
+                        e = if implicit {
+                            e.at(top)
+                                .with_label(format!("adds a member to `{path}`, merging onto the value below"))
+                                .hint(format!("assign `{path}` a whole block here (`{path} => {{ ... }}`), or remove the value below"))
+                        } else {
+                            e.at(top)
+                                .with_label("`~>` merges onto the value below")
+                                .hint("use `=>` here to replace the value below instead of merging into it")
+                        };
+                        if let Some(below) = below {
+                            e = e.also(below, format!("the value below is {}", v.describe()));
+                        }
+                    }
+                    (None, Some(site)) => {
+                        e = e
+                            .at(site)
+                            .with_label(format!("this is {}", v.describe()))
+                            .hint("use `=>` to replace the value instead of merging");
+                    }
+                    (None, None) => {}
                 }
                 return Err(EvalError::new(e));
             };
@@ -709,11 +735,14 @@ impl<'a> Evaluator<'a> {
             Ok(())
         };
         for (d, v) in tops {
-            contribute(self, Some(*d), v)?;
+            contribute(self, Some(*d), v, None)?;
         }
         match below {
             Folded::Undefined => {}
-            Folded::Plain(v, d) => contribute(self, d, &v)?,
+            Folded::Plain(v, d) => {
+                let onto = tops.first().map(|(t, _)| *t);
+                contribute(self, d, &v, onto)?
+            }
             Folded::Merge(m) => {
                 for (name, at) in &m.names {
                     members.add_all(name.clone(), m.of(*at).iter().copied());

@@ -101,17 +101,26 @@ impl<'a> Evaluator<'a> {
             return Err(self.order_error(s, tops));
         }
         // The resource's path is made only for an error: most folds have none.
+        // A wrong value below is shown with the mutation applied to it, which is at fault.
         let wrong = |ev: &Evaluator<'a>, d: Option<DefId>, v: &Val, want: &str| {
-            let at = d.map(|d| ev.def(d).site).unwrap_or(at);
             let path = ev.slot_path(s);
-            EvalError::new(
-                Diagnostic::error(format!(
-                    "`~({name})>` needs {want}, but a value of `{path}` is {}",
-                    v.describe()
-                ))
-                .at(at)
-                .resource(path),
-            )
+            let e = Diagnostic::error(format!(
+                "`~({name})>` needs {want}, but a value of `{path}` is {}",
+                v.describe()
+            ))
+            .resource(path);
+            let below = d.filter(|d| !tops.contains(d));
+            let e = match (below, tops.first()) {
+                (Some(below), Some(&top)) => e
+                    .at(ev.def(top).site)
+                    .with_label(format!("`~({name})>` applies to the value below"))
+                    .also(
+                        ev.def(below).site,
+                        format!("the value below is {}", v.describe()),
+                    ),
+                _ => e.at(d.map(|d| ev.def(d).site).unwrap_or(at)),
+            };
+            EvalError::new(e)
         };
         let mut all: Vec<(Option<DefId>, Val)> =
             values.into_iter().map(|(d, v)| (Some(d), v)).collect();

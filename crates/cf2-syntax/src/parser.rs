@@ -1613,7 +1613,7 @@ impl<'a> Parser<'a> {
                     "`{}` cannot follow a regular expression match: the right side of `=~` and `!~` is a single value",
                     op.symbol()
                 ))
-                .hint("put brackets around the pattern expression, e.g. `$a =~ (/x/ ++ $b)`")
+                .hint("to build the pattern from parts, interpolate them into it (`$a =~ /x${b}/`); to use the match's result, put brackets around the match (`($a =~ /x/) ++ $b`)")
             }
             .at(self.tspan(t))
             .with_label("not allowed here"),

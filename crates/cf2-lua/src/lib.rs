@@ -28,8 +28,9 @@ use cf2_eval::external::{
 use cf2_value::Value;
 use convert::Marks;
 use mlua::chunk::ChunkMode;
-use mlua::{HookTriggers, Lua, LuaOptions, StdLib, VmState};
+use mlua::{ffi, Lua, LuaOptions, StdLib};
 use std::collections::HashMap;
+use std::ffi::{c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -199,15 +200,84 @@ struct Budget {
     /// `ctx:lookup`); the count is reset only when the outermost one starts.
     depth: AtomicU32,
     limit: u64,
+    /// [`Budget::exceeded_message`], for the instruction hook (which must not allocate
+    /// in Rust: it leaves by a Lua error).
+    exceeded: CString,
 }
 
 impl Budget {
     fn exceeded_message(&self) -> String {
-        format!(
-            "the function ran for more than {} Lua instructions, the limit (an endless loop?)",
-            self.limit
-        )
+        self.exceeded.to_string_lossy().into_owned()
     }
+
+    /// Counts `n` more instructions; true (and the budget spent) once over the limit.
+    fn charge(&self, n: u64) -> bool {
+        let used = self.used.fetch_add(n, Ordering::SeqCst).saturating_add(n);
+        if used > self.limit {
+            // Later charges must not wrap the count around.
+            self.used
+                .store(self.limit.saturating_add(1), Ordering::SeqCst);
+            self.spent.store(true, Ordering::SeqCst);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The registry key of the [`Budget`] the instruction hook charges.
+static BUDGET_KEY: u8 = 0;
+
+/// The instruction hook, called every [`HOOK_STEP`] instructions. It is a plain C hook
+/// rather than an mlua one because of how it leaves: mlua's hooks report an error by first
+/// cutting the stack of the interrupted function (`lua_settop`), which runs the `__close`
+/// metamethods of its to-be-closed variables there and then, inside the hook, where Lua
+/// counts no instructions, so an endless `__close` hung the compile. This hook raises the
+/// error directly; Lua then closes the variables as it unwinds, with the hook on.
+unsafe extern "C-unwind" fn count_hook(l: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) {
+    // SAFETY: `l` and `ar` come from Lua for this hook call. The budget pointer was stored
+    // by `new_state` and stays valid while the state lives (the state keeps an `Arc` of it
+    // as app data). No value with a destructor is alive when `lua_error` (or an allocation
+    // failure in `lua_pushfstring`) leaves this frame by `longjmp`.
+    unsafe {
+        ffi::lua_rawgetp(l, ffi::LUA_REGISTRYINDEX, budget_key());
+        let budget = ffi::lua_touserdata(l, -1) as *const Budget;
+        ffi::lua_pop(l, 1);
+        let Some(b) = budget.as_ref() else {
+            return;
+        };
+        if !b.charge(u64::from(HOOK_STEP)) {
+            return;
+        }
+        // The place named is the module's: the first function up the stack that is not
+        // the sandbox's own (the prelude wraps some library functions).
+        let mut known = ffi::lua_getinfo(l, c"Sl".as_ptr(), ar) != 0;
+        let mut level = 1;
+        while known && CStr::from_ptr((*ar).short_src.as_ptr()).to_bytes() == SANDBOX_NAME {
+            known = ffi::lua_getstack(l, level, ar) != 0
+                && ffi::lua_getinfo(l, c"Sl".as_ptr(), ar) != 0;
+            level += 1;
+        }
+        if known && (*ar).currentline >= 0 {
+            ffi::lua_pushfstring(
+                l,
+                c"%s:%d: %s".as_ptr(),
+                (*ar).short_src.as_ptr(),
+                (*ar).currentline,
+                b.exceeded.as_ptr(),
+            );
+        } else {
+            ffi::lua_pushstring(l, b.exceeded.as_ptr());
+        }
+        ffi::lua_error(l);
+    }
+}
+
+/// The prelude's name in messages (it is loaded as `=cf2 sandbox`).
+const SANDBOX_NAME: &[u8] = b"cf2 sandbox";
+
+fn budget_key() -> *const c_void {
+    std::ptr::addr_of!(BUDGET_KEY).cast()
 }
 
 /// Entering a Lua state: resets the budget for an outermost call.
@@ -445,35 +515,29 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
         LuaOptions::new(),
     )
     .map_err(fail)?;
+    let exceeded = format!(
+        "the function ran for more than {} Lua instructions, the limit (an endless loop?)",
+        limits.instructions
+    );
     let budget = Arc::new(Budget {
         used: AtomicU64::new(0),
         spent: AtomicBool::new(false),
         depth: AtomicU32::new(0),
         limit: limits.instructions,
+        exceeded: CString::new(exceeded).map_err(|e| fail(mlua::Error::runtime(e)))?,
     });
     let _enter = Enter::new(&budget);
-    let hook_budget = budget.clone();
-    lua.set_global_hook(
-        HookTriggers::new().every_nth_instruction(HOOK_STEP),
-        move |_, debug| {
-            let b = &hook_budget;
-            let used =
-                b.used.fetch_add(u64::from(HOOK_STEP), Ordering::SeqCst) + u64::from(HOOK_STEP);
-            if used <= b.limit {
-                return Ok(VmState::Continue);
-            }
-            b.spent.store(true, Ordering::SeqCst);
-            let src = debug.source();
-            let place = match (src.short_src.as_deref(), debug.current_line()) {
-                (Some(s), Some(l)) => format!("{s}:{l}: "),
-                _ => String::new(),
-            };
-            Err(mlua::Error::runtime(format!(
-                "{place}{}",
-                b.exceeded_message()
-            )))
-        },
-    )
+    lua.set_app_data(budget.clone());
+    let budget_ptr = Arc::as_ptr(&budget) as *mut c_void;
+    // SAFETY: the closure only stores a light userdata in the registry and sets the hook;
+    // `exec_raw` runs it protected, so a Lua error in it becomes an `Err`.
+    unsafe {
+        lua.exec_raw::<()>((), |l| {
+            ffi::lua_pushlightuserdata(l, budget_ptr);
+            ffi::lua_rawsetp(l, ffi::LUA_REGISTRYINDEX, budget_key());
+            ffi::lua_sethook(l, Some(count_hook), ffi::LUA_MASKCOUNT, HOOK_STEP as c_int);
+        })
+    }
     .map_err(fail)?;
     let check_budget = budget.clone();
     let budget_check = lua
@@ -508,7 +572,7 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
         .map_err(fail)?;
     let marks: mlua::Table = lua
         .load(PRELUDE)
-        .set_name("=cf2 sandbox")
+        .set_name("=cf2 sandbox") // SANDBOX_NAME
         .set_mode(ChunkMode::Text)
         .call((budget_check, budget_spent, pattern_check))
         .map_err(fail)?;

@@ -329,3 +329,20 @@ fn a_big_result_within_the_limits_is_fine() {
         .file("main.cf2", "X => sum(many())\n");
     assert_eq!(s.ok(), value("X => 5000050000\n"));
 }
+
+#[test]
+fn to_be_closed_variables_cannot_outlive_the_limit() {
+    // When the limit stops a function that holds a to-be-closed variable, unwinding runs
+    // its `__close`; an endless loop there must be stopped too (it once ran uncounted).
+    let close = "setmetatable({}, { __close = function() while true do end end })";
+    for body in [
+        format!("local x <close> = {close}\nwhile true do end"),
+        format!("local x <close> = {close}\nreturn 1"),
+        format!("local x <close> = {close}\nerror('boom')"),
+        format!("local ok = pcall(function()\n  local x <close> = {close}\n  while true do end\nend)\nreturn 1"),
+        format!("for _ in next, {{ 1 }}, nil, {close} do\n  while true do end\nend"),
+        format!("table.sort({{ 3, 2, 1 }}, function(a, b)\n  local x <close> = {close}\n  while true do end\nend)"),
+    ] {
+        has(&fails(&body), &["the function ran for more than 2000000 Lua instructions"]);
+    }
+}

@@ -191,7 +191,8 @@ impl FunctionProvider for LuaFunctions {
     }
 }
 
-/// Instructions spent by the current outermost call of one Lua state.
+/// Instructions spent by the current outermost call of one Lua state, and what makes the
+/// current call fail whatever the module does.
 struct Budget {
     used: AtomicU64,
     /// Set when the limit is reached; `pcall` then re-raises.
@@ -203,6 +204,9 @@ struct Budget {
     /// [`Budget::exceeded_message`], for the instruction hook (which must not allocate
     /// in Rust: it leaves by a Lua error).
     exceeded: CString,
+    /// The evaluator's error from `h:eval()` in the innermost call in progress: the call
+    /// fails with it, and `pcall` re-raises it (docs/functions.md).
+    failure: Mutex<Option<String>>,
 }
 
 impl Budget {
@@ -222,6 +226,20 @@ impl Budget {
         } else {
             false
         }
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn set_failure(&self, failure: Option<String>) -> Option<String> {
+        std::mem::replace(
+            &mut *self.failure.lock().unwrap_or_else(|e| e.into_inner()),
+            failure,
+        )
     }
 }
 
@@ -382,6 +400,9 @@ impl LuaModule {
     ) -> Result<Option<Value>, String> {
         let state = self.state()?;
         let _enter = Enter::new(&state.budget);
+        // A call re-entered through ctx:lookup has its own failure; the outer call's comes
+        // back when it ends.
+        let outer_failure = state.budget.set_failure(None);
         let lua = &state.lua;
         let cx = std::cell::RefCell::new(cx);
         let result = lua.scope(|scope| {
@@ -432,7 +453,16 @@ impl LuaModule {
                         else {
                             return Err(mlua::Error::runtime("not an argument of this call"));
                         };
-                        let v = cx.evaluate(h).map_err(mlua::Error::runtime)?;
+                        let v = match cx.evaluate(h) {
+                            Ok(v) => v,
+                            Err(e) => {
+                                // The call fails with this error, caught or not.
+                                if state.budget.failure().is_none() {
+                                    state.budget.set_failure(Some(e.clone()));
+                                }
+                                return Err(mlua::Error::runtime(e));
+                            }
+                        };
                         state.marks.lua_value(lua, v.as_ref())
                     }
                     _ => Err(mlua::Error::runtime("unknown context operation")),
@@ -443,6 +473,11 @@ impl LuaModule {
                 mlua::Error::runtime(format!("{}: the function returned {e}", self.display))
             })
         });
+        let failure = state.budget.set_failure(outer_failure);
+        if let Some(failure) = failure {
+            // The evaluator's own message, so that it reports its error as is.
+            return Err(failure);
+        }
         result.map_err(|e| self.message(&state, &e))
     }
 
@@ -525,6 +560,7 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
         depth: AtomicU32::new(0),
         limit: limits.instructions,
         exceeded: CString::new(exceeded).map_err(|e| fail(mlua::Error::runtime(e)))?,
+        failure: Mutex::new(None),
     });
     let _enter = Enter::new(&budget);
     lua.set_app_data(budget.clone());
@@ -539,19 +575,25 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
         })
     }
     .map_err(fail)?;
+    // What the prelude's pcall and xpcall re-raise: the instruction limit, once spent, and
+    // the evaluator's error from `h:eval()` in this call.
     let check_budget = budget.clone();
-    let budget_check = lua
+    let fatal_check = lua
         .create_function(move |_, ()| {
             if check_budget.spent.load(Ordering::SeqCst) {
-                Err(mlua::Error::runtime(check_budget.exceeded_message()))
-            } else {
-                Ok(())
+                return Err(mlua::Error::runtime(check_budget.exceeded_message()));
+            }
+            match check_budget.failure() {
+                Some(failure) => Err(mlua::Error::runtime(failure)),
+                None => Ok(()),
             }
         })
         .map_err(fail)?;
-    let spent_budget = budget.clone();
-    let budget_spent = lua
-        .create_function(move |_, ()| Ok(spent_budget.spent.load(Ordering::SeqCst)))
+    let fatal_budget = budget.clone();
+    let fatal = lua
+        .create_function(move |_, ()| {
+            Ok(fatal_budget.spent.load(Ordering::SeqCst) || fatal_budget.failure().is_some())
+        })
         .map_err(fail)?;
     let max_steps = limits.pattern_steps;
     let pattern_check = lua
@@ -574,7 +616,7 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
         .load(PRELUDE)
         .set_name("=cf2 sandbox") // SANDBOX_NAME
         .set_mode(ChunkMode::Text)
-        .call((budget_check, budget_spent, pattern_check))
+        .call((fatal_check, fatal, pattern_check))
         .map_err(fail)?;
     let marks = Marks::new(&marks).map_err(fail)?;
     lua.set_memory_limit(limits.memory).map_err(fail)?;

@@ -1,11 +1,13 @@
 -- The cf2 sandbox: run once in every new Lua state, before the module (docs/functions.md).
--- It removes everything that reaches outside the state, makes the instruction limit
--- impossible to catch, bounds pattern matching, and defines the `cf2` helper library.
+-- It removes everything that reaches outside the state, makes the instruction limit and
+-- the evaluator's errors impossible to catch, bounds pattern matching, and defines the
+-- `cf2` helper library.
 -- Its arguments are functions written in Rust:
---   budget_check()        raises the "too many instructions" error once the limit is spent;
---   budget_spent()        true once the limit is spent;
+--   fatal_check()         raises the error that ends the call, if there is one: the
+--                         instruction limit once spent, or an error of h:eval();
+--   fatal()               true if there is one;
 --   pattern_check(s, p)   a message if matching pattern p on s could take too long, else nil.
-local budget_check, budget_spent, pattern_check = ...
+local fatal_check, fatal, pattern_check = ...
 
 local error, setmetatable, getmetatable, rawget, rawset, type, tostring, next =
   error, setmetatable, getmetatable, rawget, rawset, type, tostring, next
@@ -48,13 +50,14 @@ local DETERMINISTIC = " is not available: a function's result must depend only o
 math.random = unavailable("math.random", DETERMINISTIC)
 math.randomseed = unavailable("math.randomseed", DETERMINISTIC)
 
--- The instruction limit cannot be caught: once it is spent, pcall and xpcall re-raise.
+-- The instruction limit and the evaluator's errors cannot be caught: once one is raised,
+-- pcall and xpcall re-raise it.
 -- Lua runs some code with the instruction hook off, where an endless loop could not be
 -- stopped: a message handler called for an error raised by the hook (so xpcall skips the
 -- handler once the limit is spent), and finalizers (so __gc is refused).
 local pcall_, xpcall_, setmetatable_ = pcall, xpcall, setmetatable
 local function checked(...)
-  budget_check()
+  fatal_check()
   return ...
 end
 pcall = function(...)
@@ -65,7 +68,7 @@ xpcall = function(f, handler, ...)
     return checked(xpcall_(f, handler, ...))
   end
   return checked(xpcall_(f, function(e)
-    if budget_spent() then
+    if fatal() then
       return e
     end
     return handler(e)

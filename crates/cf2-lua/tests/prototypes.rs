@@ -218,3 +218,42 @@ fn a_module_loads_once() {
         .file("main.cf2", "A => n()\nB => n()\nC => n()\n");
     assert_eq!(s.ok(), value("A => 1\nB => 2\nC => 3\n"));
 }
+
+#[test]
+fn an_error_in_a_noeval_argument_cannot_be_caught() {
+    // pcall and xpcall cannot hide an error of the evaluator raised by h:eval(): the call
+    // fails with that error, as if the module had let it through.
+    for catch in [
+        "local ok, v = pcall(function() return args[1]:eval() end)",
+        "local ok, v = pcall(args[1].eval, args[1])",
+        "local ok, v = xpcall(function() return args[1]:eval() end, function(e) return 'handled' end)",
+    ] {
+        let module = format!(
+            "return {{ proto = {{ 'ANYTYPE|UNDEF|NOEVAL', 'ANYTYPE' }}, eval = function(args)\n  {catch}\n  if ok then return v end\n  return args[2] .. ' / caught: ' .. tostring(v)\nend }}"
+        );
+        for (main, error) in [
+            (
+                "X => try(fail('out of range'), 'whatever')\n",
+                "main.cf2:1:10: error: out of range",
+            ),
+            (
+                "X => try($Nope, 'x')\n",
+                "main.cf2:1:11: error: resource `Nope` is not defined",
+            ),
+            (
+                "X => try(1 + [2], 'x')\n",
+                "error: ",
+            ),
+        ] {
+            let s = setup().module("try.lua", &module).file("main.cf2", main);
+            let e = s.err();
+            has(&e, &[error]);
+            assert!(!e.contains("caught") && !e.contains("sandbox"), "{e}");
+        }
+        // Without an error, the value comes through.
+        let s = setup()
+            .module("try.lua", &module)
+            .file("main.cf2", "X => try(1 + 1, 'x')\n");
+        assert_eq!(s.ok(), value("X => 2\n"));
+    }
+}

@@ -50,7 +50,8 @@ pub struct Limits {
     /// Bytes one module's Lua state may hold (per thread that uses it).
     pub memory: usize,
     /// The estimated worst-case number of steps a pattern match (`string.find`, `match`,
-    /// `gmatch`, `gsub`) may take; a longer one is refused before it starts.
+    /// `gmatch`, `gsub`, plain searches and `gsub`'s replacement text included) may take;
+    /// a longer one is refused before it starts.
     pub pattern_steps: u64,
 }
 
@@ -595,28 +596,56 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
             Ok(fatal_budget.spent.load(Ordering::SeqCst) || fatal_budget.failure().is_some())
         })
         .map_err(fail)?;
+    // Work a library function does in C, where the hook cannot count it, charged before it
+    // starts: the message if that spends the budget (the prelude raises it in the caller).
+    let charge_budget = budget.clone();
+    let charge = lua
+        .create_function(move |_, n: mlua::Integer| {
+            let n = u64::try_from(n).unwrap_or(0);
+            Ok(charge_budget
+                .charge(n)
+                .then(|| charge_budget.exceeded_message()))
+        })
+        .map_err(fail)?;
     let max_steps = limits.pattern_steps;
     let pattern_check = lua
-        .create_function(move |_, (s, p): (mlua::Value, mlua::Value)| {
-            // The message, if the match is refused (the prelude raises it in the caller).
-            if let (mlua::Value::String(s), mlua::Value::String(p)) = (&s, &p) {
-                let steps = pattern::cost(&s.as_bytes(), &p.as_bytes());
-                if steps > max_steps {
-                    return Ok(Some(format!(
-                        "the pattern '{}' could take too long on text of {} bytes: refused (at most {max_steps} steps)",
-                        p.to_string_lossy(),
-                        s.as_bytes().len()
-                    )));
+        .create_function(
+            move |_, (s, p, r, plain): (mlua::Value, mlua::Value, mlua::Value, bool)| {
+                // The message, if the match is refused (the prelude raises it in the caller).
+                let (mlua::Value::String(s), mlua::Value::String(p)) = (&s, &p) else {
+                    return Ok(None);
+                };
+                let (text, pat) = (s.as_bytes(), p.as_bytes());
+                let mut steps = if plain {
+                    pattern::plain_cost(text.len(), pat.len())
+                } else {
+                    pattern::cost(&text, &pat)
+                };
+                // gsub reads a replacement text at every match (`%0` copies nothing when
+                // the match is empty), and there can be a match at every position.
+                if let mlua::Value::String(r) = &r {
+                    let per_match = r.as_bytes().len() as u64;
+                    steps = steps.saturating_add((text.len() as u64 + 1).saturating_mul(per_match));
                 }
-            }
-            Ok(None)
-        })
+                if steps <= max_steps {
+                    return Ok(None);
+                }
+                // A sought text can be long: the message shows its start.
+                let p = p.to_string_lossy();
+                let shown: String = p.chars().take(40).collect();
+                let more = if shown.len() < p.len() { "..." } else { "" };
+                Ok(Some(format!(
+                    "the pattern '{shown}{more}' could take too long on text of {} bytes: refused (at most {max_steps} steps)",
+                    text.len()
+                )))
+            },
+        )
         .map_err(fail)?;
     let marks: mlua::Table = lua
         .load(PRELUDE)
         .set_name("=cf2 sandbox") // SANDBOX_NAME
         .set_mode(ChunkMode::Text)
-        .call((fatal_check, fatal, pattern_check))
+        .call((fatal_check, fatal, charge, pattern_check))
         .map_err(fail)?;
     let marks = Marks::new(&marks).map_err(fail)?;
     lua.set_memory_limit(limits.memory).map_err(fail)?;

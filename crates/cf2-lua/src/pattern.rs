@@ -229,9 +229,28 @@ pub(crate) fn cost(s: &[u8], p: &[u8]) -> u64 {
     }
 }
 
+/// The worst-case number of byte comparisons of a plain search (`string.find(s, p, init,
+/// true)`, or a pattern without special characters) for `p_len` bytes in `s_len`: Lua
+/// compares the sought text at every position where it could start.
+pub(crate) fn plain_cost(s_len: usize, p_len: usize) -> u64 {
+    if p_len == 0 || p_len > s_len {
+        return 1;
+    }
+    ((s_len - p_len) as u64 + 1).saturating_mul(p_len as u64)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::cost;
+    use super::{cost, plain_cost};
+
+    #[test]
+    fn plain_searches_cost_text_times_sought() {
+        assert_eq!(plain_cost(10, 0), 1);
+        assert_eq!(plain_cost(3, 4), 1);
+        assert_eq!(plain_cost(10, 3), 24);
+        assert!(plain_cost(32_000_000, 16_000_001) > 1_000_000_000);
+        assert!(plain_cost(1_000_000, 10) < 100_000_000);
+    }
 
     #[test]
     fn ordinary_patterns_are_cheap() {

@@ -1,13 +1,17 @@
 -- The cf2 sandbox: run once in every new Lua state, before the module (docs/functions.md).
 -- It removes everything that reaches outside the state, makes the instruction limit and
--- the evaluator's errors impossible to catch, bounds pattern matching, and defines the
--- `cf2` helper library.
+-- the evaluator's errors impossible to catch, bounds the work of library functions that
+-- loop in C, and defines the `cf2` helper library.
 -- Its arguments are functions written in Rust:
 --   fatal_check()         raises the error that ends the call, if there is one: the
 --                         instruction limit once spent, or an error of h:eval();
 --   fatal()               true if there is one;
---   pattern_check(s, p)   a message if matching pattern p on s could take too long, else nil.
-local fatal_check, fatal, pattern_check = ...
+--   charge(n)             counts n instructions of work done in C; the "too many
+--                         instructions" message if that spends the budget, else nil;
+--   pattern_check(s, p, r, plain)
+--                         a message if matching pattern p on s (with the replacement r,
+--                         or as plain text) could take too long, else nil.
+local fatal_check, fatal, charge, pattern_check = ...
 
 local error, setmetatable, getmetatable, rawget, rawset, type, tostring, next =
   error, setmetatable, getmetatable, rawget, rawset, type, tostring, next
@@ -83,30 +87,119 @@ end
 
 -- Pattern matching runs in C, where the instruction limit cannot stop it: a match whose
 -- worst case is too long for its subject is refused before it starts.
-local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
-local function bounded(s, p)
-  local refused = pattern_check(s, p)
+local find, match, gmatch, gsub, rep = string.find, string.match, string.gmatch, string.gsub, string.rep
+local function bounded(s, p, r, plain)
+  local refused = pattern_check(s, p, r, plain)
   if refused then
     error(refused, 3)
   end
 end
 string.find = function(s, p, init, plain)
-  if not plain then
-    bounded(s, p)
-  end
+  bounded(s, p, nil, plain and true or false)
   return find(s, p, init, plain)
 end
 string.match = function(s, p, init)
-  bounded(s, p)
+  bounded(s, p, nil, false)
   return match(s, p, init)
 end
 string.gmatch = function(s, p, init)
-  bounded(s, p)
+  bounded(s, p, nil, false)
   return gmatch(s, p, init)
 end
 string.gsub = function(s, p, r, n)
-  bounded(s, p)
+  bounded(s, p, r, false)
   return gsub(s, p, r, n)
+end
+
+-- Other library loops in C. string.rep copies its text n times: the memory limit bounds
+-- that unless there is nothing to copy, and then the result is empty at once.
+local tointeger, ult, select, format = math.tointeger, math.ult, select, string.format
+string.rep = function(s, n, sep)
+  if s == "" and (sep == nil or sep == "") and tointeger(n) then
+    return ""
+  end
+  return rep(s, n, sep)
+end
+
+-- table.move runs e - f + 1 steps whatever the tables hold: they are charged first.
+local move, insert, remove = table.move, table.insert, table.remove
+local function charged(n, level)
+  local spent = charge(n)
+  if spent then
+    error(spent, level + 1)
+  end
+end
+table.move = function(a1, f, e, t, a2)
+  local fi, ei = tointeger(f), tointeger(e)
+  -- (e - f wraps around only where move itself refuses: too many elements.)
+  if fi and ei and ei - fi > 0 then
+    charged(ei - fi, 2)
+  end
+  return move(a1, f, e, t, a2)
+end
+
+-- table.insert and table.remove move the elements after a position, as many as `#t`
+-- says: a `__len` metamethod can say anything. For a table with a metatable they run
+-- here, in Lua, where every step is counted (as Lua's ltablib.c does them).
+local function length(t)
+  local n = tointeger(#t)
+  if n == nil then
+    error("object length is not an integer", 3)
+  end
+  return n
+end
+local function integer_arg(x, i, name)
+  local n = tointeger(x)
+  if n == nil then
+    local why = type(x) == "number" and "number has no integer representation"
+      or ("number expected, got " .. (x == nil and "no value" or type(x)))
+    error(format("bad argument #%d to '%s' (%s)", i, name, why), 3)
+  end
+  return n
+end
+table.insert = function(t, ...)
+  if type(t) ~= "table" or getmetatable(t) == nil then
+    return insert(t, ...)
+  end
+  local e = length(t) + 1
+  local n = select("#", ...)
+  if n == 1 then
+    t[e] = ...
+    return
+  elseif n ~= 2 then
+    error("wrong number of arguments to 'insert'", 2)
+  end
+  local pos, v = ...
+  pos = integer_arg(pos, 2, "insert")
+  if not ult(pos - 1, e) then
+    error("bad argument #2 to 'insert' (position out of bounds)", 2)
+  end
+  local i = e
+  while i > pos do
+    t[i] = t[i - 1]
+    i = i - 1
+  end
+  t[pos] = v
+end
+table.remove = function(t, ...)
+  if type(t) ~= "table" or getmetatable(t) == nil then
+    return remove(t, ...)
+  end
+  local size = length(t)
+  local pos = size
+  if select("#", ...) > 0 and (...) ~= nil then
+    pos = integer_arg((...), 2, "remove")
+  end
+  if pos ~= size and ult(size, pos - 1) then
+    error("bad argument #2 to 'remove' (position out of bounds)", 2)
+  end
+  local result = t[pos]
+  while pos < size do
+    t[pos] = t[pos + 1]
+    pos = pos + 1
+  end
+  t[pos] = nil
+  return result
 end
 
 -- Values: lists and blocks are tables marked by a metatable; a block remembers the order

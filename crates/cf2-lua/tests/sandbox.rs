@@ -346,3 +346,67 @@ fn to_be_closed_variables_cannot_outlive_the_limit() {
         has(&fails(&body), &["the function ran for more than 2000000 Lua instructions"]);
     }
 }
+
+#[test]
+fn library_loops_in_c_are_bounded() {
+    // Library functions whose loop runs in C, where the instruction count cannot stop it,
+    // are charged for it (table.move), or run in Lua when metamethods could make a table
+    // look endless (table.insert and table.remove with `__len`).
+    let endless = "setmetatable({}, { __len = function() return math.maxinteger - 1 end })";
+    for body in [
+        "table.move({}, 1, math.maxinteger - 1, 2)\nreturn 1".to_string(),
+        "local ok = pcall(table.move, {}, 1, math.maxinteger - 1, 2)\nreturn 1".to_string(),
+        "table.move({}, '1', tostring(math.maxinteger - 1), 2)\nreturn 1".to_string(),
+        format!("table.insert({endless}, 1, 'x')\nreturn 1"),
+        format!("table.remove({endless}, 1)\nreturn 1"),
+    ] {
+        // The place is the module's, not the sandbox's loop.
+        // (Re-raised by pcall, it has no place.)
+        let place = if body.contains("pcall") {
+            ""
+        } else {
+            "f.lua:2: "
+        };
+        has(
+            &fails(&body),
+            &[&format!(
+                "{place}the function ran for more than 2000000 Lua instructions"
+            )],
+        );
+    }
+    // A plain find costs the length of the text times the length of what is sought, and
+    // a `%0` in a replacement is copied at every match: both are refused like a pattern.
+    for body in [
+        "local s = string.rep('a', 1000000)\nreturn (string.find(s, string.rep('a', 5000) .. 'b', 1, true))",
+        "local s = string.rep('a', 1000000)\nreturn (string.gsub(s, '', string.rep('%0', 5000)))",
+    ] {
+        has(&fails(body), &["could take too long on text of 1000000 bytes", "refused"]);
+    }
+    // Repeating nothing gives nothing at once; ordinary uses work as before.
+    let s = setup()
+        .limits(small())
+        .module(
+            "f.lua",
+            &call(
+                r#"local l = cf2.list({})
+table.insert(l, 'b')
+table.insert(l, 1, 'a')
+table.insert(l, 'c')
+table.insert(l, 'd')
+local removed = table.remove(l, 2) .. table.remove(l)
+return {
+  rep = #string.rep('', math.maxinteger) + #string.rep('', math.maxinteger, ''),
+  abab = string.rep('a', 2, 'b'),
+  moved = table.concat(table.move({ 'x', 'y', 'z' }, 1, 3, 2), ''),
+  found = (string.find(string.rep('ab', 1000) .. 'c', 'abc', 1, true)),
+  list = l,
+  removed = removed,
+}"#,
+            ),
+        )
+        .file("main.cf2", "X => f()\n");
+    assert_eq!(
+        s.ok(),
+        value("X => { abab => aba, found => 1999, list => [a, c], moved => xxyz, removed => bd, rep => 0 }\n")
+    );
+}

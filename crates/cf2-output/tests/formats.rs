@@ -341,6 +341,70 @@ fn toml_reads_back() {
     same(&expected(&v), &back, true, "$");
 }
 
+/// Text whose lines end in spaces or tabs, in every kind of TOML string the `toml` crate
+/// picks (basic, literal, multi-line of both), as values, in lists and in tables.
+fn trailing_whitespace() -> Value {
+    block(vec![
+        ("Banner", string("Welcome   \nto the host")),
+        ("Tab", string("a\t\nb")),
+        ("Quotes", lit("it's \"q\" \n")),
+        ("Single", lit("it''' \n")),
+        ("Doubles", string("a\"\"\" \n\"\"")),
+        ("Backslash", string("c:\\ \n\\")),
+        ("Control", string("a \r\n \u{1} \n")),
+        ("Spaces", string("   \n   \n")),
+        ("Nested", block(vec![("K", string("v \n"))])),
+        ("List", list(vec![string("x \ny"), int(1), regex("a \nb")])),
+        ("Tables", list(vec![block(vec![("T", string("t \n"))])])),
+    ])
+}
+
+fn ends_no_line_in_whitespace(text: &str, format: Format) {
+    for (i, line) in text.lines().enumerate() {
+        assert!(
+            !line.ends_with([' ', '\t']),
+            "{format}: line {} ends in whitespace: {line:?}\n{text}",
+            i + 1
+        );
+    }
+}
+
+/// A clearsignature (`-S`) does not cover whitespace at the end of a line (RFC 4880 §7.1):
+/// no format ends a line in a space or a tab, and the TOML that avoids it reads back.
+#[test]
+fn no_line_ends_in_whitespace() {
+    let v = trailing_whitespace();
+    for format in [
+        Format::Cf2,
+        Format::Json,
+        Format::Pl,
+        Format::Yaml,
+        Format::Toml,
+    ] {
+        ends_no_line_in_whitespace(&out(&v, format), format);
+    }
+    let text = out(&v, Format::Toml);
+    let back: Data = toml::from_str(&text).unwrap();
+    same(&expected(&v), &back, false, "$");
+    insta::assert_snapshot!("toml_trailing_whitespace", text);
+}
+
+proptest::proptest! {
+    /// Any text, in TOML, ends no line in whitespace and reads back.
+    #[test]
+    fn toml_text_ends_no_line_in_whitespace(
+        texts in proptest::collection::vec("[ \t\n\r'\"\\\\a]{0,12}", 1..4)
+    ) {
+        let v = block(vec![
+            ("A", string(&texts.join(""))),
+            ("B", list(texts.iter().map(|t| lit(t)).collect())),
+        ]);
+        let text = out(&v, Format::Toml);
+        ends_no_line_in_whitespace(&text, Format::Toml);
+        let back: Data = toml::from_str(&text).unwrap();
+        same(&expected(&v), &back, true, "$");
+    }
+}
 #[test]
 fn toml_needs_a_block() {
     let v = list(vec![int(80)]);

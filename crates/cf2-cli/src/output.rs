@@ -25,6 +25,12 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
     if name.is_empty() {
         return Err(format!("-o `{spec}`: the output name is empty"));
     }
+    // `a.`, `a..b`, `.a`: no resource has an empty name (a selector is a name or a number).
+    if !path.is_empty() && path.split('.').any(str::is_empty) {
+        return Err(format!(
+            "-o `{spec}`: the resource path `{path}` has an empty part"
+        ));
+    }
     // Reference §2.2: "The default format is cf2": a name without an extension (`-` too).
     let format = match Path::new(&name).extension() {
         None => Format::Cf2,

@@ -773,3 +773,19 @@ fn a_closed_pipe_is_an_error_not_a_signal() {
     );
     assert_exit(&o, 1);
 }
+
+/// An empty part in the resource path of `-o` is a wrong command line, not a resource that
+/// is not defined.
+#[test]
+fn output_path_with_an_empty_part_is_a_usage_error() {
+    let dir = project("a => { b => 1 }\n");
+    for path in ["a.", "a..b", ".a", "."] {
+        let spec = format!("-.json:{path}");
+        let o = cf2(dir.path(), &["compile", "main.cf2", "-o", &spec]);
+        assert_usage_error(
+            dir.path(),
+            &o,
+            &format!("-o `{spec}`: the resource path `{path}` has an empty part"),
+        );
+    }
+}

@@ -4,9 +4,11 @@
 //! nothing and is reported, and the others still compile.
 
 use crate::output::OutDir;
+use crate::sources;
 use crate::{color, usage_error, CompileArgs};
 use cf2_eval::{evaluate_into, Loader, Main};
 use cf2_output::Format;
+use cf2_syntax::Diagnostic;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -111,8 +113,17 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
                 Err(f) => {
                     failed.fetch_add(1, Ordering::Relaxed);
                     let mut msgs = String::new();
-                    for d in f.warnings.iter().chain(f.errors.iter()) {
+                    for d in &f.warnings {
                         msgs.push_str(&d.render(&loader, color));
+                    }
+                    // The compile says a main file that is a directory does not exist.
+                    match sources::main_file_trouble(file) {
+                        Some(e) => msgs.push_str(&Diagnostic::error(e).render(&loader, color)),
+                        None => {
+                            for d in &f.errors {
+                                msgs.push_str(&d.render(&loader, color));
+                            }
+                        }
                     }
                     report(msgs);
                 }

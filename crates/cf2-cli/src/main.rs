@@ -8,6 +8,7 @@
 
 mod batch;
 mod output;
+mod sources;
 #[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
 mod start;
 

@@ -789,3 +789,29 @@ fn output_path_with_an_empty_part_is_a_usage_error() {
         );
     }
 }
+
+/// A main file that is a directory is said to be one, not to be missing.
+#[test]
+fn a_main_file_that_is_a_directory_is_said_to_be_one() {
+    let dir = project(SIMPLE);
+    fs::create_dir(dir.path().join("dd.cf2")).unwrap();
+    for (args, message) in [
+        (
+            &["compile", "dd.cf2", "-o", "-.json"][..],
+            "cannot read `dd.cf2`: it is a directory",
+        ),
+        (
+            &["compile", "dd"],
+            "cannot read `dd`: no such file (and `dd.cf2` is a directory)",
+        ),
+        (
+            &["compile", "dd.cf2", "--out-dir", "out"],
+            "cannot read `dd.cf2`: it is a directory",
+        ),
+    ] {
+        let o = cf2(dir.path(), args);
+        assert_exit(&o, 1);
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("no such file\n"), "{}", stderr(&o));
+    }
+}

@@ -33,6 +33,9 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
         return usage_error(&format!("two inputs would both write `{}`", w[0]));
     }
+    // Outputs are named after the format as given: `--format yml` writes NAME.yml
+    // (DIR/NAME.FORMAT, as --help says).
+    let ext = args.format.as_str();
     let pool = match rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
         .build()
@@ -62,7 +65,6 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     // Listed once: a name not in it is new and written without `lstat` or a temporary name.
     let out_dir = OutDir::open(dir);
     let failed = AtomicUsize::new(0);
-    let ext = format.name();
     pool.install(|| {
         args.files.par_iter().for_each(|file| {
             let out = format!("{}.{ext}", stem(file));

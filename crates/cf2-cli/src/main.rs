@@ -32,7 +32,8 @@ enum Command {
     ///
     /// With one FILE, the configuration goes to standard output in cf2 format, or to the
     /// outputs given with -o. With --out-dir, every FILE is compiled (in parallel) into
-    /// DIR/NAME.FORMAT.
+    /// DIR/NAME.FORMAT (NAME: FILE's name without its extension; FORMAT as given, so
+    /// `--format yml` writes NAME.yml).
     Compile(CompileArgs),
 }
 
@@ -44,7 +45,8 @@ pub struct CompileArgs {
 
     /// Write the resource at PATH (default: the whole configuration) to NAME, in the format
     /// of NAME's extension (cf2, json, pl, yaml, yml, toml; none: cf2). `-` is standard
-    /// output in cf2 format, `-.json` standard output as JSON. Repeatable.
+    /// output in cf2 format, `-.json` standard output as JSON. Repeatable, each to its own
+    /// file.
     #[arg(
         short = 'o',
         long = "output",
@@ -65,11 +67,11 @@ pub struct CompileArgs {
     #[arg(short = 'W', value_name = "WHAT", value_parser = ["dup"])]
     warn: Vec<String>,
 
-    /// Compile every FILE into this directory (one output per input).
+    /// Compile every FILE into this directory: DIR/NAME.FORMAT, one output per input.
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
 
-    /// The format of the files written to --out-dir.
+    /// The format of the files written to --out-dir, and their extension.
     #[arg(long, value_name = "FORMAT", default_value = "json", value_parser = ["cf2", "json", "pl", "yaml", "yml", "toml"])]
     format: String,
 

@@ -14,6 +14,8 @@ use std::process::ExitCode;
 
 /// One `-o NAME[:PATH]`.
 pub struct Request {
+    /// As given.
+    pub spec: String,
     pub name: String,
     pub path: String,
     pub format: Format,
@@ -43,7 +45,12 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
             })?
         }
     };
-    Ok(Request { name, path, format })
+    Ok(Request {
+        spec: spec.to_string(),
+        name,
+        path,
+        format,
+    })
 }
 
 pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> ExitCode {
@@ -62,6 +69,9 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     let Some(file) = args.files.first() else {
         return usage_error("no file to compile");
     };
+    if let Err(e) = check_files(&requests) {
+        return usage_error(&e);
+    }
     let host = cf2::Secured::new(cf2::OsHost, security);
     // The process ends when this compile does: the loader (every file's syntax tree) and
     // the values are left for the kernel to take back at exit rather than freed node by
@@ -124,7 +134,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     let mut staged = Vec::new();
     let mut printed = Vec::new();
     for (r, text) in rendered {
-        if r.name == "-" || r.name.starts_with("-.") {
+        if is_stdout(&r.name) {
             printed.push(text);
             continue;
         }
@@ -157,6 +167,53 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Whether the output `name` is standard output (`-`, `-.json`).
+fn is_stdout(name: &str) -> bool {
+    name == "-" || name.starts_with("-.")
+}
+
+/// Checks the output files against one another before anything is compiled: two outputs
+/// to one file (one would silently win).
+fn check_files(requests: &[Request]) -> Result<(), String> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut seen: Vec<(&Request, PathBuf, Option<Key>)> = Vec::new();
+    for r in requests.iter().filter(|r| !is_stdout(&r.name)) {
+        let path = Path::new(&r.name);
+        let full = cf2_eval::host::normalize(&cwd.join(path));
+        let key = key(path);
+        if let Some((first, _, _)) = seen
+            .iter()
+            .find(|(_, f, k)| *f == full || (key.is_some() && *k == key))
+        {
+            return Err(format!(
+                "-o `{}` and -o `{}` both write `{}`",
+                first.spec, r.spec, first.name
+            ));
+        }
+        seen.push((r, full, key));
+    }
+    Ok(())
+}
+
+/// What identifies a file on disk.
+#[cfg(unix)]
+type Key = (u64, u64);
+#[cfg(not(unix))]
+type Key = PathBuf;
+
+/// The file `path` names (a symbolic link followed), if it exists.
+fn key(path: &Path) -> Option<Key> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::canonicalize(path).ok()
+    }
 }
 
 /// Why `name` cannot be written, without the temporary file's name that some errors carry;

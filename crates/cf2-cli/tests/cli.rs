@@ -790,6 +790,53 @@ fn output_path_with_an_empty_part_is_a_usage_error() {
     }
 }
 
+/// Two outputs to one file: one would silently win.
+#[test]
+fn two_outputs_to_one_file_are_a_usage_error() {
+    let dir = project(SIMPLE);
+    let absolute = dir.path().join("x.json");
+    let absolute = absolute.to_string_lossy();
+    for second in ["x.json:B", "./x.json", absolute.as_ref()] {
+        let o = cf2(
+            dir.path(),
+            &["compile", "main.cf2", "-o", "x.json", "-o", second],
+        );
+        assert_usage_error(
+            dir.path(),
+            &o,
+            &format!("-o `x.json` and -o `{second}` both write `x.json`"),
+        );
+    }
+    // Standard output is not a file: `-` and `-.json` both print.
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "-o", "-", "-o", "-.json"],
+    );
+    assert_exit(&o, 0);
+}
+
+/// `--out-dir` writes DIR/NAME.FORMAT with FORMAT as given: `yml` writes `NAME.yml`.
+#[test]
+fn out_dir_names_outputs_after_the_format_given() {
+    let dir = project(SIMPLE);
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "--out-dir", "out", "--format", "yml"],
+    );
+    assert_exit(&o, 0);
+    let names: Vec<_> = fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["main.yml"]);
+    let help = cf2(dir.path(), &["compile", "--help"]);
+    assert!(
+        stdout(&help).contains("DIR/NAME.FORMAT"),
+        "{}",
+        stdout(&help)
+    );
+}
+
 /// A main file that is a directory is said to be one, not to be missing.
 #[test]
 fn a_main_file_that_is_a_directory_is_said_to_be_one() {

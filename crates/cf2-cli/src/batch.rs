@@ -4,7 +4,7 @@
 //! nothing and is reported, and the others still compile.
 
 use crate::output::OutDir;
-use crate::sources;
+use crate::sources::{self, Recorded};
 use crate::{color, usage_error, CompileArgs};
 use cf2_eval::{evaluate_into, Loader, Main};
 use cf2_output::Format;
@@ -12,7 +12,7 @@ use cf2_syntax::Diagnostic;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -23,10 +23,6 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     let Some(format) = Format::from_extension(&args.format) else {
         return usage_error(&format!("unknown format `{}`", args.format));
     };
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        eprintln!("cf2: error: cannot create `{}`: {e}", dir.display());
-        return ExitCode::from(1);
-    }
     // Two inputs with the same file name would overwrite each other.
     let mut names: Vec<String> = args.files.iter().map(|f| stem(f)).collect();
     names.sort();
@@ -36,6 +32,32 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     // Outputs are named after the format as given: `--format yml` writes NAME.yml
     // (DIR/NAME.FORMAT, as --help says).
     let ext = args.format.as_str();
+    // Listed once: a name not in it is new and written without `lstat` or a temporary name
+    // (and cannot be a source).
+    let listed = dir.is_dir().then(|| OutDir::open(dir));
+    if let Some(out_dir) = &listed {
+        // No output may replace a main file (`--out-dir conf --format cf2` over conf/*.cf2).
+        let existing: Vec<PathBuf> = args
+            .files
+            .iter()
+            .map(|file| format!("{}.{ext}", stem(file)))
+            .filter(|name| out_dir.listed(name))
+            .map(|name| dir.join(name))
+            .collect();
+        if let Some((i, main)) = sources::main_file_replaced(&args.files, &existing) {
+            let out = existing.get(i).map_or(dir.as_path(), PathBuf::as_path);
+            return usage_error(&format!(
+                "--out-dir `{}`: the output `{}` would replace the main file `{}`",
+                dir.display(),
+                out.display(),
+                main.display()
+            ));
+        }
+    }
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("cf2: error: cannot create `{}`: {e}", dir.display());
+        return ExitCode::from(1);
+    }
     let pool = match rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
         .build()
@@ -46,7 +68,8 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             return ExitCode::from(1);
         }
     };
-    let host = cf2::Secured::new(cf2::OsHost, security);
+    // Every file read is recorded, so that no output replaces one.
+    let host = Recorded::new(cf2::Secured::new(cf2::OsHost, security));
     // Imported files are parsed once for the whole batch; each host's own file lives in a
     // child loader freed after that host, so memory does not grow with the fleet.
     let shared = std::sync::Arc::new(Loader::new());
@@ -62,8 +85,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     } else {
         None
     };
-    // Listed once: a name not in it is new and written without `lstat` or a temporary name.
-    let out_dir = OutDir::open(dir);
+    let out_dir = listed.unwrap_or_else(|| OutDir::open(dir));
     let failed = AtomicUsize::new(0);
     pool.install(|| {
         args.files.par_iter().for_each(|file| {
@@ -95,7 +117,8 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
                         .and_then(|text| {
                             if args.sign {
                                 // `-S`: clearsigned with --gpguser.
-                                host.security
+                                host.host
+                                    .security
                                     .clearsign(text.as_bytes())
                                     .map_err(|e| format!("cannot sign the output: {e}"))
                             } else {
@@ -103,6 +126,19 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
                             }
                         })
                         .and_then(|data| {
+                            // A name that was not in the directory is created, never
+                            // replaced: only one that was can be a file read.
+                            let path = dir.join(&out);
+                            if out_dir.listed(&out) {
+                                if let Some(read) = host.reads(&path) {
+                                    return Err(format!(
+                                        "the output `{}` would replace `{}`, a file this \
+                                         compile reads",
+                                        path.display(),
+                                        read.display()
+                                    ));
+                                }
+                            }
                             out_dir
                                 .write(&out, &data)
                                 .map_err(|e| crate::output::io_reason(&e))

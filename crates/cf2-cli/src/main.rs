@@ -33,7 +33,7 @@ enum Command {
     /// With one FILE, the configuration goes to standard output in cf2 format, or to the
     /// outputs given with -o. With --out-dir, every FILE is compiled (in parallel) into
     /// DIR/NAME.FORMAT (NAME: FILE's name without its extension; FORMAT as given, so
-    /// `--format yml` writes NAME.yml).
+    /// `--format yml` writes NAME.yml). No output may replace a file the compile reads.
     Compile(CompileArgs),
 }
 

@@ -3,7 +3,7 @@
 //! and only when all of those are written are they renamed into place and is standard
 //! output printed, so a failed compile, or an output that cannot be written, writes nothing.
 
-use crate::sources;
+use crate::sources::{self, Recorded};
 use crate::{color, usage_error, CompileArgs};
 use cf2_eval::{evaluate, Loader, Main};
 use cf2_output::Format;
@@ -69,10 +69,11 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     let Some(file) = args.files.first() else {
         return usage_error("no file to compile");
     };
-    if let Err(e) = check_files(&requests) {
+    if let Err(e) = check_files(&requests, &args.files) {
         return usage_error(&e);
     }
-    let host = cf2::Secured::new(cf2::OsHost, security);
+    // Every file read is recorded, so that no output replaces one.
+    let host = Recorded::new(cf2::Secured::new(cf2::OsHost, security));
     // The process ends when this compile does: the loader (every file's syntax tree) and
     // the values are left for the kernel to take back at exit rather than freed node by
     // node, which was a seventh of a one-host compile's instructions (BENCHMARKS.md).
@@ -106,6 +107,20 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
         return ExitCode::from(1);
     };
     let values = &*Box::leak(values.into_boxed_slice());
+    // Known only now: an output must not replace an imported file, or one `read()` read.
+    for r in &requests {
+        if is_stdout(&r.name) {
+            continue;
+        }
+        if let Some(read) = host.reads(Path::new(&r.name)) {
+            eprintln!(
+                "cf2: error: the output `{}` would replace `{}`, a file this compile reads",
+                r.name,
+                read.display()
+            );
+            return ExitCode::from(1);
+        }
+    }
     let mut rendered = Vec::new();
     for (r, v) in requests.iter().zip(values.iter()) {
         match cf2_output::render_at(v, r.format, &r.path) {
@@ -119,7 +134,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     if args.sign {
         // `-S`: every output clearsigned, before any is written.
         for (r, text) in &mut rendered {
-            match host.security.clearsign(text) {
+            match host.host.security.clearsign(text) {
                 Ok(signed) => *text = signed,
                 Err(e) => {
                     eprintln!("cf2: error: cannot sign the output `{}`: {e}", r.name);
@@ -174,15 +189,24 @@ fn is_stdout(name: &str) -> bool {
     name == "-" || name.starts_with("-.")
 }
 
-/// Checks the output files against one another before anything is compiled: two outputs
-/// to one file (one would silently win).
-fn check_files(requests: &[Request]) -> Result<(), String> {
+/// Checks the output files against one another and against the main `files`, before
+/// anything is compiled: two outputs to one file (one would silently win), or an output
+/// that is a main file (it would replace the configuration's source).
+fn check_files(requests: &[Request], files: &[PathBuf]) -> Result<(), String> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let mut seen: Vec<(&Request, PathBuf, Option<Key>)> = Vec::new();
-    for r in requests.iter().filter(|r| !is_stdout(&r.name)) {
-        let path = Path::new(&r.name);
+    let written: Vec<&Request> = requests.iter().filter(|r| !is_stdout(&r.name)).collect();
+    let paths: Vec<PathBuf> = written.iter().map(|r| PathBuf::from(&r.name)).collect();
+    if let Some((i, main)) = sources::main_file_replaced(files, &paths) {
+        let name = written.get(i).map_or("", |r| r.name.as_str());
+        return Err(format!(
+            "-o `{name}` would replace the main file `{}`",
+            main.display()
+        ));
+    }
+    let mut seen: Vec<(&Request, PathBuf, Option<sources::Key>)> = Vec::new();
+    for (r, path) in written.into_iter().zip(&paths) {
         let full = cf2_eval::host::normalize(&cwd.join(path));
-        let key = key(path);
+        let key = sources::key(path);
         if let Some((first, _, _)) = seen
             .iter()
             .find(|(_, f, k)| *f == full || (key.is_some() && *k == key))
@@ -195,25 +219,6 @@ fn check_files(requests: &[Request]) -> Result<(), String> {
         seen.push((r, full, key));
     }
     Ok(())
-}
-
-/// What identifies a file on disk.
-#[cfg(unix)]
-type Key = (u64, u64);
-#[cfg(not(unix))]
-type Key = PathBuf;
-
-/// The file `path` names (a symbolic link followed), if it exists.
-fn key(path: &Path) -> Option<Key> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        std::fs::canonicalize(path).ok()
-    }
 }
 
 /// Why `name` cannot be written, without the temporary file's name that some errors carry;
@@ -336,6 +341,8 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
 pub struct OutDir {
     path: PathBuf,
     existing: std::collections::HashSet<std::ffi::OsString>,
+    /// Whether `existing` holds every name (the directory could be listed).
+    complete: bool,
     #[cfg(target_os = "linux")]
     fd: Option<std::fs::File>,
     /// How new outputs are written: a [`Naming`], which only ever moves down the list as
@@ -386,11 +393,18 @@ impl OutDir {
         let naming = Naming::Rename;
         OutDir {
             path: path.to_path_buf(),
+            complete: listed.is_ok(),
             existing: listed.unwrap_or_default(),
             #[cfg(target_os = "linux")]
             fd,
             naming: std::sync::atomic::AtomicU8::new(naming as u8),
         }
+    }
+
+    /// Whether the directory may have held `name` when the batch started (it did, or it
+    /// could not be listed).
+    pub fn listed(&self, name: &str) -> bool {
+        !self.complete || self.existing.contains(std::ffi::OsStr::new(name))
     }
 
     /// Only [`write_atomic`], as if unnamed files did not work here (for tests).

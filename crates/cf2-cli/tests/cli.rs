@@ -837,6 +837,134 @@ fn out_dir_names_outputs_after_the_format_given() {
     );
 }
 
+/// An output never replaces a main file: known from the command line (exit 2), nothing is
+/// written, whether the output names it, reaches it through a link, or is the file
+/// `--out-dir` would write.
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_main_file_is_a_usage_error() {
+    let source = "private Base => 40\nDisk => $Base + 2\n";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(root, &[("conf/site.cf2", source)]);
+    std::os::unix::fs::symlink("conf/site.cf2", root.join("link.cf2")).unwrap();
+    for args in [
+        &[
+            "compile",
+            "conf/site.cf2",
+            "-o",
+            "x.json",
+            "-o",
+            "conf/site.cf2",
+        ][..],
+        &["compile", "conf/site", "-o", "./conf/site.cf2:Disk"],
+        &["compile", "conf/site.cf2", "-o", "x.json", "-o", "link.cf2"],
+        &[
+            "compile",
+            "conf/site.cf2",
+            "--out-dir",
+            "conf",
+            "--format",
+            "cf2",
+        ],
+    ] {
+        let o = cf2(root, args);
+        assert_exit(&o, 2);
+        assert!(
+            stderr(&o).contains("would replace the main file `conf/site"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert_eq!(
+            fs::read_to_string(root.join("conf/site.cf2")).unwrap(),
+            source
+        );
+        assert!(!root.join("x.json").exists(), "{args:?}");
+    }
+}
+
+/// An output never replaces a file the compile read (an import, a file read with
+/// `read()`): found once the compile has read them (exit 1), before anything is written.
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_file_the_compile_reads_is_refused() {
+    let site = "private Base => 40\nDisk => $Base + 2\nimport(common)\nT => read('data.yaml')\n";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            ("conf/site.cf2", site),
+            ("conf/common.cf2", "Common => 1\n"),
+            ("conf/data.yaml", "text"),
+            ("other/common.cf2", "Other => 2\n"),
+        ],
+    );
+    for (output, read) in [
+        ("common.cf2:Disk", "common.cf2"),
+        ("data.yaml:T", "data.yaml"),
+    ] {
+        let o = cf2(
+            &root.join("conf"),
+            &["compile", "site.cf2", "-o", "x.json", "-o", output],
+        );
+        assert_exit(&o, 1);
+        assert!(
+            stderr(&o).contains(&format!("the output `{read}` would replace")),
+            "{output}: {}",
+            stderr(&o)
+        );
+        assert!(stderr(&o).contains(&format!("conf/{read}`, a file this compile reads")));
+        assert!(!root.join("conf/x.json").exists(), "{output}");
+    }
+    assert_eq!(
+        fs::read_to_string(root.join("conf/common.cf2")).unwrap(),
+        "Common => 1\n"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("conf/data.yaml")).unwrap(),
+        "text"
+    );
+    // In a batch, the host whose output would replace a file read before fails; the
+    // others are written.
+    write_files(root, &[("hosts/web.cf2", "import(common)\n")]);
+    let batch = |out: &str| {
+        cf2(
+            root,
+            &[
+                "compile",
+                "hosts/web.cf2",
+                "other/common.cf2",
+                "-j",
+                "1",
+                "--project-dir",
+                "conf",
+                "--out-dir",
+                out,
+                "--format",
+                "cf2",
+            ],
+        )
+    };
+    let o = batch("conf");
+    assert_exit(&o, 1);
+    assert!(
+        stderr(&o).contains("other/common.cf2: error: the output `conf/common.cf2` would replace"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("conf/common.cf2")).unwrap(),
+        "Common => 1\n"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("conf/web.cf2")).unwrap(),
+        "Common => 1\n"
+    );
+    let o = batch("out");
+    assert_exit(&o, 0);
+}
+
 /// A main file that is a directory is said to be one, not to be missing.
 #[test]
 fn a_main_file_that_is_a_directory_is_said_to_be_one() {

@@ -10,7 +10,7 @@
 //! compile's own message would mislead (a directory).
 
 use cf2_eval::host::{HostError, KeePassGroup, Signed};
-use cf2_eval::Host;
+use cf2_eval::{with_cf2_extension, Host};
 use std::collections::HashMap;
 use std::io;
 use std::net::IpAddr;
@@ -130,20 +130,6 @@ impl<H: Host> Host for Recorded<H> {
     fn open_keepass(&self, path: &Path, data: &[u8]) -> Result<KeePassGroup, HostError> {
         self.host.open_keepass(path, data)
     }
-}
-
-/// `path` with the extension `.cf2` the compile adds to a main file without one (reference
-/// §3.10), as `cf2_eval` does.
-fn with_cf2_extension(path: &Path) -> PathBuf {
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("cf2"))
-    {
-        return path.to_path_buf();
-    }
-    let mut p = path.as_os_str().to_owned();
-    p.push(".cf2");
-    PathBuf::from(p)
 }
 
 /// The first of `outputs` that is one of the main `files` (as given, or with `.cf2` added,

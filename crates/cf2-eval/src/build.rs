@@ -18,10 +18,9 @@ use std::rc::Rc;
 /// An inline statement waiting to run.
 struct Pending<'a> {
     stmt: &'a Statement,
-    node: u32,
     scope: ScopeId,
-    /// The batch of definitions it came with (see [`Work::batches`]).
-    added: u32,
+    /// Its source node and the batch of definitions it came with.
+    runner: Runner,
 }
 
 /// Where new definitions of a block being built come from.
@@ -315,11 +314,17 @@ impl<'a> Evaluator<'a> {
         // Every file imported by a literal name is in place before a statement that reads
         // runs: what it reads of them is then whole, whichever order the imports were
         // written or reached in (a diamond reaches a file first through either side).
-        while let Some((order, item)) = work
-            .imports
-            .pop_first()
-            .or_else(|| work.pending.pop_first())
-        {
+        loop {
+            let (order, item) = match work.imports.pop_first() {
+                Some(import) => import,
+                None => match work.pending.pop_first() {
+                    Some(reading) => {
+                        work.initial.get_or_insert(work.batches);
+                        reading
+                    }
+                    None => break,
+                },
+            };
             match self.run_one_inline(b, inst, work, order, item) {
                 Ok(()) => {}
                 Err(e) if e.kind == crate::error::ErrorKind::Missing => {
@@ -339,21 +344,15 @@ impl<'a> Evaluator<'a> {
         order: Order,
         item: Pending<'a>,
     ) -> R<()> {
-        if !matches!(item.stmt, Statement::Import(i) if names_file_literally(i)) {
-            work.initial.get_or_insert(work.batches);
-        }
         if let BlockState::Building { running, .. } = &mut self.block_mut(b).state {
-            *running = Runner {
-                node: item.node,
-                added: item.added,
-            };
+            *running = item.runner;
         }
         self.note_written_refs(b, item.stmt, item.scope);
         {
             let src = Source {
                 inst,
-                node: item.node,
-                prio: smallvec::smallvec![Step::Src(inst, item.node)],
+                node: item.runner.node,
+                prio: smallvec::smallvec![Step::Src(inst, item.runner.node)],
                 scope: item.scope,
                 inline: true,
                 imported: false,
@@ -533,9 +532,11 @@ impl<'a> Evaluator<'a> {
                         order,
                         Pending {
                             stmt: st,
-                            node: src.node,
                             scope: src.scope,
-                            added: work.batches,
+                            runner: Runner {
+                                node: src.node,
+                                added: work.batches,
+                            },
                         },
                     );
                 }

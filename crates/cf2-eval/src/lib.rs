@@ -177,8 +177,9 @@ fn flatten(e: EvalError) -> Vec<Diagnostic> {
     v
 }
 
-/// `path` with the default extension `.cf2`, unless it has it already.
-fn with_ext_of(path: &Path) -> PathBuf {
+/// `path` with the default extension `.cf2`, unless it has it already: the file a main
+/// file named without it is read from (reference §3.10).
+pub fn with_cf2_extension(path: &Path) -> PathBuf {
     if path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("cf2"))
@@ -196,7 +197,7 @@ fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec
         Main::File(path) => {
             // As for an import (reference §3.10: "a default extension of .cf2 is assumed";
             // §2.2 opens `./foo`): `cf2 compile foo` compiles `foo.cf2` if there is one.
-            let with_ext = with_ext_of(path);
+            let with_ext = with_cf2_extension(path);
             let path = if path != with_ext.as_path()
                 && ev.host.is_file(&host::normalize(&ev.cwd.join(&with_ext)))
             {

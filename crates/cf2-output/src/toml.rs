@@ -55,47 +55,40 @@ fn escape_line_ends(text: String) -> String {
         };
         let (before, from) = rest.split_at(start);
         out.push_str(before);
-        rest = if let Some(body) = from.strip_prefix("\"\"\"") {
-            let (content, after) = multi_line_body(body, '"');
-            if has_trailing_whitespace(content) {
-                out.push_str("\"\"\"");
-                escape_basic_line_ends(&mut out, content);
-                out.push_str("\"\"\"");
+        // The string's delimiter, raw content, what follows it, and for a multi-line one
+        // how to write its content as a `"""` string without whitespace at a line end.
+        type Rewrite = fn(&mut String, &str);
+        let (quote, (content, after), rewrite): (&str, _, Option<Rewrite>) =
+            if let Some(body) = from.strip_prefix("\"\"\"") {
+                (
+                    "\"\"\"",
+                    multi_line_body(body, '"'),
+                    Some(escape_basic_line_ends),
+                )
+            } else if let Some(body) = from.strip_prefix("'''") {
+                ("'''", multi_line_body(body, '\''), Some(literal_as_basic))
+            } else if let Some(body) = from.strip_prefix('"') {
+                ("\"", single_line_body(body, '"', true), None)
+            } else if let Some(body) = from.strip_prefix('\'') {
+                ("'", single_line_body(body, '\'', false), None)
             } else {
+                // `find` stopped at a quote: not reached.
+                out.push_str(from);
+                break;
+            };
+        match rewrite {
+            Some(write) if has_trailing_whitespace(content) => {
                 out.push_str("\"\"\"");
-                out.push_str(content);
+                write(&mut out, content);
                 out.push_str("\"\"\"");
             }
-            after
-        } else if let Some(body) = from.strip_prefix("'''") {
-            let (content, after) = multi_line_body(body, '\'');
-            if has_trailing_whitespace(content) {
-                out.push_str("\"\"\"");
-                literal_as_basic(&mut out, content);
-                out.push_str("\"\"\"");
-            } else {
-                out.push_str("'''");
+            _ => {
+                out.push_str(quote);
                 out.push_str(content);
-                out.push_str("'''");
+                out.push_str(quote);
             }
-            after
-        } else if let Some(body) = from.strip_prefix('"') {
-            let (content, after) = single_line_body(body, '"', true);
-            out.push('"');
-            out.push_str(content);
-            out.push('"');
-            after
-        } else if let Some(body) = from.strip_prefix('\'') {
-            let (content, after) = single_line_body(body, '\'', false);
-            out.push('\'');
-            out.push_str(content);
-            out.push('\'');
-            after
-        } else {
-            // `find` stopped at a quote: not reached.
-            out.push_str(from);
-            break;
-        };
+        }
+        rest = after;
     }
     out
 }

@@ -472,7 +472,7 @@ impl<'a> Evaluator<'a> {
             if set.is_empty() {
                 return Ok(Folded::Undefined);
             }
-            let (tops, rest) = self.tops(ranking, &set);
+            let (tops, mut rest) = self.tops(ranking, &set);
             let kind = self.top_kind(&tops);
             // Tops with different operators conflict, unless the odd ones out are
             // undefined: they are evaluated too, before the conflict is reported.
@@ -530,7 +530,7 @@ impl<'a> Evaluator<'a> {
                     Ok(Folded::Plain(kept, Some(kept_def)))
                 }
                 TopKind::Merge => {
-                    self.check_combinable_below(s, &tops, &rest, &kind)?;
+                    self.check_combinable_below(s, &tops, &mut rest, &kind, out)?;
                     out.used(&tops);
                     let below = deep(|| {
                         self.fold_ranked(s, rest.clone(), ranking, &mut Outcome::default())
@@ -546,7 +546,8 @@ impl<'a> Evaluator<'a> {
                     self.merge(s, &values, below)
                 }
                 TopKind::Func(name) => {
-                    self.check_combinable_below(s, &tops, &rest, &TopKind::Func(name.clone()))?;
+                    let kind = TopKind::Func(name.clone());
+                    self.check_combinable_below(s, &tops, &mut rest, &kind, out)?;
                     out.used(&tops);
                     out.used(&rest);
                     out.rule(&name);
@@ -588,13 +589,16 @@ impl<'a> Evaluator<'a> {
     /// the rest that one of the tops does not outrank breaks that: an order the imports
     /// allow puts it above that top (a `=>` there would discard the top's value, a `~(g)>`
     /// would apply to it), so the result depends on the order (clarifications §5). One
-    /// that is undefined ranks below everything and is no obstacle.
+    /// that is undefined ranks below everything and is no obstacle: having been evaluated
+    /// to find that out, it leaves `rest`, so that the fold below does not evaluate it
+    /// again (a `warn()` would warn twice).
     fn check_combinable_below(
         &mut self,
         s: SlotId,
         tops: &[DefId],
-        rest: &[DefId],
+        rest: &mut Defs,
         kind: &TopKind,
+        out: &mut Outcome,
     ) -> R<()> {
         if tops.len() < 2 {
             return Ok(());
@@ -604,7 +608,8 @@ impl<'a> Evaluator<'a> {
             (TopKind::Func(f), Op::Func(ident)) => crate::mutators::lower_name(&ident.name) == *f,
             _ => false,
         };
-        for &d in rest {
+        let mut undefined = Defs::new();
+        for &d in rest.iter() {
             if combines(&self.def(d).op) {
                 continue;
             }
@@ -612,9 +617,14 @@ impl<'a> Evaluator<'a> {
                 continue;
             };
             if self.def_value(d).is_ok_and(|v| v.is_undef()) {
+                undefined.push(d);
                 continue;
             }
             return Err(self.partly_below_error(s, d, unordered, tops));
+        }
+        for d in undefined {
+            rest.retain(|x| *x != d);
+            out.undefined(d);
         }
         Ok(())
     }

@@ -363,6 +363,7 @@ fn security(args: &CompileArgs) -> Result<cf2::Security, String> {
             home: args.gpg_home.clone(),
             user: args.gpg_user.clone(),
             passphrase,
+            passphrase_file: args.gpg_pass_file.clone(),
             ..cf2::Gpg::default()
         },
         keepass: cf2::KeePass {

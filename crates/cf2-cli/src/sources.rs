@@ -123,6 +123,10 @@ impl<H: Host> Host for Recorded<H> {
         self.host.now()
     }
 
+    fn protected(&self, path: &Path) -> Option<String> {
+        self.host.protected(path)
+    }
+
     fn verify_signed(&self, path: &Path, data: &[u8]) -> Result<Signed, HostError> {
         self.host.verify_signed(path, data)
     }

@@ -40,6 +40,16 @@ pub trait Host: Sync {
     /// The time now.
     fn now(&self) -> SystemTime;
 
+    /// Why no configuration may import or `read()` the file found at `path`, if it must
+    /// not: it holds this run's own credentials (a password or key file, the gpg home) or
+    /// another process's memory or environment (`/proc/PID/...`). A delegated file could
+    /// otherwise print the KeePass master password into an output. The reason completes
+    /// "`FILE` ...". The default protects nothing.
+    fn protected(&self, path: &Path) -> Option<String> {
+        let _ = path;
+        None
+    }
+
     /// Verifies a clearsigned file (`gpg --clearsign`, reference §5.3) whose bytes are
     /// `data`: gives the signed content and who signed it. A file that does not verify (a
     /// bad signature, not a clean clearsigned file, no gpg) is an error; signatures that are

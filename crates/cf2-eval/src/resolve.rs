@@ -586,7 +586,7 @@ impl<'a> Evaluator<'a> {
                     dir.join(n)
                 };
                 if self.host.is_file(&p) {
-                    return Ok(p);
+                    return self.refuse_protected(p, name, at, cf2_ext);
                 }
                 // The same directory can come from several places (cwd, CF2PATH, ...).
                 if !tried.contains(&p) {
@@ -638,6 +638,21 @@ impl<'a> Evaluator<'a> {
             d = d.hint("set CF2PATH to a colon-separated list of directories to search");
         }
         Err(EvalError::new(d))
+    }
+
+    /// Refuses a file the host protects (its own credentials, `/proc/PID/...`), whether or
+    /// not `--allow-dir` is given. Checked where a search succeeds, so once per search.
+    fn refuse_protected(&self, found: PathBuf, name: &str, at: Span, import: bool) -> R<PathBuf> {
+        let Some(why) = self.host.protected(&found) else {
+            return Ok(found);
+        };
+        let what = if import { "imported" } else { "read" };
+        Err(EvalError::new(
+            Diagnostic::error(format!("`{name}` {why}, so it cannot be {what}"))
+                .at(at)
+                .with_label(format!("{what} here"))
+                .note("no configuration may read the credentials of the compile that runs it"),
+        ))
     }
 
     /// Checks that `found` lies inside an allowed directory once links are resolved.

@@ -35,6 +35,9 @@ pub struct Gpg {
     pub user: Option<String>,
     /// The pass phrase of that key, given to gpg on its standard input.
     pub passphrase: Option<String>,
+    /// The file the pass phrase was read from (`--gpgpass-file`), so that no configuration
+    /// may read it.
+    pub passphrase_file: Option<PathBuf>,
 }
 
 impl Default for Gpg {
@@ -44,6 +47,7 @@ impl Default for Gpg {
             home: None,
             user: None,
             passphrase: None,
+            passphrase_file: None,
         }
     }
 }
@@ -99,6 +103,19 @@ pub struct Security {
     /// Databases opened (or failed to open) so far, by path: each is opened, and its
     /// password asked for, once.
     databases: Mutex<HashMap<PathBuf, Result<KeePassGroup, HostError>>>,
+    /// The run's credentials, canonical where they exist: no configuration may import or
+    /// read them ([`Security::protects`]).
+    credentials: Vec<Credential>,
+}
+
+/// A file or directory holding a credential of the run, and what it holds.
+#[derive(Debug)]
+struct Credential {
+    path: PathBuf,
+    /// A directory protects everything under it.
+    is_dir: bool,
+    /// Completes "`FILE` ...".
+    holds: &'static str,
 }
 
 impl fmt::Debug for Security {
@@ -117,10 +134,28 @@ impl Default for Security {
 
 impl Security {
     pub fn new(settings: Settings) -> Security {
+        let credentials = credentials(&settings);
         Security {
             settings,
             databases: Mutex::new(HashMap::new()),
+            credentials,
         }
+    }
+
+    /// Why a configuration may not import or read the file at `canonical` (links
+    /// resolved), if it holds one of this run's credentials: the KeePass password or key
+    /// file, the gpg pass phrase file, or anything in the gpg home (its private keys).
+    pub fn protects(&self, canonical: &Path) -> Option<&'static str> {
+        self.credentials
+            .iter()
+            .find(|c| {
+                if c.is_dir {
+                    canonical.starts_with(&c.path)
+                } else {
+                    canonical == c.path
+                }
+            })
+            .map(|c| c.holds)
     }
 
     pub fn settings(&self) -> &Settings {
@@ -149,4 +184,52 @@ impl Security {
     pub fn clearsign(&self, text: &[u8]) -> Result<Vec<u8>, HostError> {
         self.settings.gpg.clearsign(text)
     }
+}
+
+/// The credentials `settings` name, canonical where they exist. The gpg home is the one gpg
+/// uses: `--gpghome`, else `$GNUPGHOME`, else `~/.gnupg`.
+fn credentials(settings: &Settings) -> Vec<Credential> {
+    let file = |path: &Option<PathBuf>, holds| {
+        path.as_ref().map(|p| Credential {
+            path: canonical(p),
+            is_dir: false,
+            holds,
+        })
+    };
+    let gpg_home = settings
+        .gpg
+        .home
+        .clone()
+        .or_else(|| std::env::var_os("GNUPGHOME").map(PathBuf::from))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".gnupg")))
+        .map(|home| Credential {
+            path: canonical(&home),
+            is_dir: true,
+            holds: "is in the gpg home directory, which holds this run's keys",
+        });
+    [
+        file(
+            &settings.keepass.password_file,
+            "holds this run's KeePass password (--keepass-password-file)",
+        ),
+        file(
+            &settings.keepass.keyfile,
+            "is this run's KeePass key file (--keepass-keyfile)",
+        ),
+        file(
+            &settings.gpg.passphrase_file,
+            "holds the pass phrase of this run's gpg key (--gpgpass-file)",
+        ),
+        gpg_home,
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// `path` with links resolved, or made absolute when it does not exist (yet).
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
 }

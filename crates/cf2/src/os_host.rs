@@ -72,6 +72,30 @@ impl Host for OsHost {
         SystemTime::now()
     }
 
+    /// A process's files under `/proc` (`environ`, `cmdline`, `mem`, ...): they hold its
+    /// environment, where `CF2_KEEPASS_PASSWORD` may be. System-wide ones such as
+    /// `/proc/cpuinfo` stay readable. And the credentials of the default settings (the gpg
+    /// home).
+    fn protected(&self, path: &Path) -> Option<String> {
+        let canonical = std::fs::canonicalize(path).ok()?;
+        let mut parts = canonical.components().skip(1).map(|c| c.as_os_str());
+        let per_process = parts.next()? == "proc"
+            && parts.next().is_some_and(|p| {
+                p == "self"
+                    || p == "thread-self"
+                    || p.to_str()
+                        .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            });
+        if per_process {
+            return Some(
+                "belongs to a running process (its environment, command line or memory)".into(),
+            );
+        }
+        crate::secured::default_security()
+            .protects(&canonical)
+            .map(str::to_string)
+    }
+
     fn verify_signed(
         &self,
         _path: &Path,

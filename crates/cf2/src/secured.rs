@@ -70,6 +70,14 @@ impl<H: Host> Host for Secured<H> {
         self.host.now()
     }
 
+    fn protected(&self, path: &Path) -> Option<String> {
+        if let Some(why) = self.host.protected(path) {
+            return Some(why);
+        }
+        let canonical = self.host.canonicalize(path).ok()?;
+        self.security.protects(&canonical).map(str::to_string)
+    }
+
     fn verify_signed(&self, _path: &Path, data: &[u8]) -> Result<Signed, HostError> {
         self.security.verify_signed(data)
     }

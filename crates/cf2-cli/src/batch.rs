@@ -8,7 +8,6 @@ use crate::sources::{self, Recorded};
 use crate::{color, usage_error, CompileArgs};
 use cf2_eval::{evaluate_into, Loader, Main};
 use cf2_output::Format;
-use cf2_syntax::Diagnostic;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -154,14 +153,8 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
                     for d in &f.warnings {
                         msgs.push_str(&d.render(&loader, color));
                     }
-                    // The compile says a main file that is a directory does not exist.
-                    match sources::main_file_trouble(file) {
-                        Some(e) => msgs.push_str(&Diagnostic::error(e).render(&loader, color)),
-                        None => {
-                            for d in &f.errors {
-                                msgs.push_str(&d.render(&loader, color));
-                            }
-                        }
+                    for d in &f.errors {
+                        msgs.push_str(&d.render(&loader, color));
                     }
                     report(msgs);
                 }

@@ -7,7 +7,6 @@ use crate::sources::{self, Recorded};
 use crate::{color, usage_error, CompileArgs};
 use cf2_eval::{evaluate, Loader, Main};
 use cf2_output::Format;
-use cf2_syntax::Diagnostic;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -87,11 +86,6 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
             print_trace(&f.trace);
             for w in &f.warnings {
                 eprint!("{}", w.render(loader, color));
-            }
-            // The compile says a main file that is a directory does not exist.
-            if let Some(e) = sources::main_file_trouble(file) {
-                eprint!("{}", Diagnostic::error(e).render(loader, color));
-                return ExitCode::from(1);
             }
             for d in &f.errors {
                 eprint!("{}", d.render(loader, color));

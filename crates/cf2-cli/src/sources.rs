@@ -167,27 +167,3 @@ pub fn main_file_replaced<'f>(
         .into_iter()
         .find_map(|(i, k)| mains.get(&k).map(|main| (i, *main)))
 }
-
-/// Why the main file `path` could not be read, where the compile's "no such file" would
-/// mislead: it names a directory. Asked only after a compile failed.
-pub fn main_file_trouble(path: &Path) -> Option<String> {
-    let with_ext = with_cf2_extension(path);
-    if with_ext != path && with_ext.is_file() {
-        // That file was compiled.
-        return None;
-    }
-    if path.is_dir() {
-        return Some(format!(
-            "cannot read `{}`: it is a directory",
-            path.display()
-        ));
-    }
-    if with_ext != path && with_ext.is_dir() && !path.exists() {
-        return Some(format!(
-            "cannot read `{}`: no such file (and `{}` is a directory)",
-            path.display(),
-            with_ext.display()
-        ));
-    }
-    None
-}

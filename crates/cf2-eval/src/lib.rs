@@ -191,6 +191,34 @@ pub fn with_cf2_extension(path: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// Why the main file `path` could not be read when it is not a file: it does not exist,
+/// or it is a directory (`with_ext` is `path` with `.cf2`, tried first). Something that is
+/// not a file but canonicalises exists: a directory.
+fn main_file_missing(ev: &Evaluator<'_>, path: &Path, with_ext: &Path) -> String {
+    let exists = |p: &Path| {
+        ev.host
+            .canonicalize(&host::normalize(&ev.cwd.join(p)))
+            .is_ok()
+    };
+    let shown = path.display();
+    if exists(path) {
+        return format!("cannot read `{shown}`: it is a directory");
+    }
+    if path == with_ext {
+        format!("cannot read `{shown}`: no such file")
+    } else if exists(with_ext) {
+        format!(
+            "cannot read `{shown}`: no such file (and `{}` is a directory)",
+            with_ext.display()
+        )
+    } else {
+        format!(
+            "cannot read `{shown}`: no such file (nor `{}`)",
+            with_ext.display()
+        )
+    }
+}
+
 /// Loads the main file and makes the configuration's top block (built on first look-up).
 fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec<Diagnostic>> {
     let file = match main {
@@ -216,15 +244,7 @@ fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec
                     if ev.host.is_file(&full) {
                         return flatten(e);
                     }
-                    let also = if path == with_ext.as_path() {
-                        String::new()
-                    } else {
-                        format!(" (nor `{}`)", with_ext.display())
-                    };
-                    vec![Diagnostic::error(format!(
-                        "cannot read `{}`: no such file{also}",
-                        path.display()
-                    ))]
+                    vec![Diagnostic::error(main_file_missing(ev, path, &with_ext))]
                 })?;
             match ev.loader.get(id) {
                 Some(f) => f,

@@ -261,6 +261,7 @@ impl<'a> Evaluator<'a> {
         self.block_mut(b).state = BlockState::Building {
             reads: Vec::new(),
             running: Runner::default(),
+            statement: None,
         };
         let mut work = Work {
             imports: BTreeMap::new(),
@@ -344,8 +345,12 @@ impl<'a> Evaluator<'a> {
         order: Order,
         item: Pending<'a>,
     ) -> R<()> {
-        if let BlockState::Building { running, .. } = &mut self.block_mut(b).state {
+        if let BlockState::Building {
+            running, statement, ..
+        } = &mut self.block_mut(b).state
+        {
             *running = item.runner;
+            *statement = Some(item.stmt);
         }
         self.note_written_refs(b, item.stmt, item.scope);
         {
@@ -691,7 +696,7 @@ impl<'a> Evaluator<'a> {
                 .as_ref()
                 .is_some_and(|p| p.iter().any(|(m, _)| **m == *n))
         };
-        if let BlockState::Building { reads, running } = &mut self.block_mut(b).state {
+        if let BlockState::Building { reads, running, .. } = &mut self.block_mut(b).state {
             for (name, at) in refs {
                 if !is_param(name) {
                     reads.push((Rc::from(name), at, *running));

@@ -12,6 +12,7 @@ use crate::loader::{LoadedFile, Loader};
 use crate::model::*;
 use crate::val::Val;
 use crate::Options;
+use cf2_syntax::ast::Statement;
 use cf2_syntax::{Diagnostic, FileId, Span};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -378,7 +379,7 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn member(&mut self, b: BlockId, name: &str, at: Span) -> R<Option<SlotId>> {
         self.build_plain(b)?;
         let block = self.block_mut(b);
-        if let BlockState::Building { reads, running } = &mut block.state {
+        if let BlockState::Building { reads, running, .. } = &mut block.state {
             reads.push((Rc::from(name), at, *running));
         }
         Ok(block.members.get(name).copied())
@@ -452,7 +453,20 @@ impl<'a> Evaluator<'a> {
         let suggestion = cf2_syntax::diagnostic::did_you_mean(name, names.iter().copied());
         if let Some(s) = suggestion {
             d = d.hint(format!("did you mean `{s}`?"));
-        } else if matches!(self.block(b).state, BlockState::Building { .. }) {
+        } else if let BlockState::Building { statement, .. } = &self.block(b).state {
+            // The look-up happened while an inline statement ran: `name` may be one that
+            // statement, or one after it, would add (reference §3.8, §3.10).
+            if let Some(st) = statement {
+                let kind = match st {
+                    Statement::Import(_) => "import",
+                    Statement::If(_) => "`if`",
+                    _ => "function call",
+                };
+                d = d.also(
+                    st.span(),
+                    format!("read while this inline {kind} is evaluated"),
+                );
+            }
             d = d.note(
                 "resources that inline `import`s, `if`s or function calls add to a block cannot be read by those inline statements",
             );

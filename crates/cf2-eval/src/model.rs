@@ -295,6 +295,8 @@ pub enum BlockState<'a> {
         reads: Vec<(Rc<str>, Span, Runner)>,
         /// The inline statement now running.
         running: Runner,
+        /// Its text, for messages (`None` before the first runs).
+        statement: Option<&'a ast::Statement>,
     },
     Built,
     /// Building failed: every later look-up fails the same way, so a half-built block is

@@ -52,11 +52,15 @@ pub struct Evaluator<'a> {
     pub(crate) settled: Vec<SlotId>,
     /// Files whose `-Wdup` warnings were already reported.
     pub(crate) dup_reported: Vec<FileId>,
-    /// Blocks made by importing a file as a value, with the file: an inline call that
-    /// gives one adds that file as a lower source, as an inline import does.
+    /// Blocks made by importing a file (or a KeePass database) as a value, with the file:
+    /// an inline import or call that gives one adds that file as a lower source, as an
+    /// inline import of a CF2 file does.
     pub(crate) value_imports: Vec<(BlockId, FileId)>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
+    /// The main file (set once it is loaded): where messages about the configuration as a
+    /// whole point.
+    pub(crate) main_file: Option<FileId>,
     /// The working directory, read once per compile.
     pub(crate) cwd: std::path::PathBuf,
     /// Blocks being materialised, with the path of the resource that holds each: meeting
@@ -133,6 +137,7 @@ impl<'a> Evaluator<'a> {
             dup_reported: Vec::new(),
             value_imports: Vec::new(),
             main_dir: std::path::PathBuf::new(),
+            main_file: None,
             cwd: loader.working_dir(host),
             materializing: Vec::new(),
             materializing_slots: Vec::new(),

@@ -254,6 +254,7 @@ fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec
         Main::Text { name, text } => ev.loader.add_source(name, text),
     };
     let id = file.id;
+    ev.main_file = Some(id);
     ev.main_dir = match main {
         Main::File(_) => file
             .path
@@ -367,8 +368,10 @@ fn select_path(
                 d.span = Some(ev.slot_site(slot));
                 d.label = format!("`{}` is defined here", ev.slot_path(slot));
             } else {
-                d.span = None;
-                d.label.clear();
+                // No resource of the path exists: the configuration itself has no such
+                // member, so point at its start (diagnostics always have a place).
+                d.span = ev.main_file.map(|f| Span::new(f, 0, 0));
+                d.label = "in the configuration of this file".into();
             }
             vec![d]
         };

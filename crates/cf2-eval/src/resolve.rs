@@ -115,7 +115,7 @@ impl<'a> Evaluator<'a> {
                 ));
             }
             return self
-                .keepass_value(&path, imp.span, importer)
+                .keepass_value(&path, imp.span)
                 .map(|v| Some(Imported::Value(v)));
         }
         let signers = signers.as_ref().map(|(l, at)| (l.as_slice(), *at));
@@ -338,7 +338,7 @@ impl<'a> Evaluator<'a> {
     // ----- KeePass ------------------------------------------------------------------
 
     /// A KeePass database as a block: one block per entry and per group (reference §5.2).
-    fn keepass_value(&mut self, path: &Path, at: Span, importer: FileId) -> R<Val> {
+    fn keepass_value(&mut self, path: &Path, at: Span) -> R<Val> {
         let display = self.display_name(path);
         let bytes = self.host.read_file(path).map_err(|e| {
             EvalError::new(
@@ -360,7 +360,17 @@ impl<'a> Evaluator<'a> {
             Some(s) => self.slot_path(*s),
             None => String::new(),
         };
-        let b = self.keepass_group(&root, &base, &display, "", at, importer)?;
+        // The database is a file of the source graph like any other: imported inline, its
+        // entries join the block as a lower source (reference §3.10: the importing block
+        // overrides them; clarifications §5: an unordered file that disagrees conflicts),
+        // and messages name it as the file of its definitions. It takes an id in the loader,
+        // with no statements, once per path.
+        let file = match self.loader.loaded(path) {
+            Some(f) => f.id,
+            None => self.loader.add_bytes(path, &display, Vec::new()).id,
+        };
+        let b = self.keepass_group(&root, &base, &display, "", at, file)?;
+        self.value_imports.push((b, file));
         Ok(Val::Block(b))
     }
 

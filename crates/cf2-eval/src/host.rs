@@ -40,8 +40,8 @@ pub trait Host: Sync {
     /// The time now.
     fn now(&self) -> SystemTime;
 
-    /// Why no configuration may import or `read()` the file found at `path`, if it must
-    /// not: it holds this run's own credentials (a password or key file, the gpg home) or
+    /// Why no configuration may import or `read()` the file at `path` (canonical: links
+    /// resolved), if it must not: it holds this run's own credentials (a password or key file, the gpg home) or
     /// another process's memory or environment (`/proc/PID/...`). A delegated file could
     /// otherwise print the KeePass master password into an output. The reason completes
     /// "`FILE` ...". The default protects nothing.

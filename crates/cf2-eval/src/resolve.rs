@@ -186,6 +186,9 @@ impl<'a> Evaluator<'a> {
             }
         };
         let loaded = self.loader.loaded(&canonical);
+        if let (Some(site), None) = (at, loaded) {
+            self.refuse_protected(&canonical, &self.display_name(path), site, true)?;
+        }
         // A file already loaded keeps the name it was loaded with (the one its
         // diagnostics use); working out a display name costs path arithmetic.
         let display = match (display, loaded) {
@@ -340,6 +343,7 @@ impl<'a> Evaluator<'a> {
     /// A KeePass database as a block: one block per entry and per group (reference §5.2).
     fn keepass_value(&mut self, path: &Path, at: Span) -> R<Val> {
         let display = self.display_name(path);
+        self.refuse_protected_path(path, &display, at, true)?;
         let bytes = self.host.read_file(path).map_err(|e| {
             EvalError::new(
                 Diagnostic::error(format!("cannot read the KeePass database `{display}`: {e}"))
@@ -596,7 +600,7 @@ impl<'a> Evaluator<'a> {
                     dir.join(n)
                 };
                 if self.host.is_file(&p) {
-                    return self.refuse_protected(p, name, at, cf2_ext);
+                    return Ok(p);
                 }
                 // The same directory can come from several places (cwd, CF2PATH, ...).
                 if !tried.contains(&p) {
@@ -650,11 +654,19 @@ impl<'a> Evaluator<'a> {
         Err(EvalError::new(d))
     }
 
-    /// Refuses a file the host protects (its own credentials, `/proc/PID/...`), whether or
-    /// not `--allow-dir` is given. Checked where a search succeeds, so once per search.
-    fn refuse_protected(&self, found: PathBuf, name: &str, at: Span, import: bool) -> R<PathBuf> {
-        let Some(why) = self.host.protected(&found) else {
-            return Ok(found);
+    /// Refuses a file the host protects (the compile's own credentials, `/proc/PID/...`),
+    /// whether or not `--allow-dir` is given. `canonical` is the file's path with links
+    /// resolved; `name` is how the configuration names it. Checked before a file is first
+    /// loaded, read with `read()` or opened as a database.
+    pub(crate) fn refuse_protected(
+        &self,
+        canonical: &Path,
+        name: &str,
+        at: Span,
+        import: bool,
+    ) -> R<()> {
+        let Some(why) = self.host.protected(canonical) else {
+            return Ok(());
         };
         let what = if import { "imported" } else { "read" };
         Err(EvalError::new(
@@ -663,6 +675,22 @@ impl<'a> Evaluator<'a> {
                 .with_label(format!("{what} here"))
                 .note("no configuration may read the credentials of the compile that runs it"),
         ))
+    }
+
+    /// [`Evaluator::refuse_protected`] for a path not resolved yet (`read()`, a database):
+    /// resolved once per path and run.
+    pub(crate) fn refuse_protected_path(
+        &self,
+        path: &Path,
+        name: &str,
+        at: Span,
+        import: bool,
+    ) -> R<()> {
+        let canonical = self
+            .loader
+            .canonicalize(self.host, path)
+            .unwrap_or_else(|_| path.to_path_buf());
+        self.refuse_protected(&canonical, name, at, import)
     }
 
     /// Checks that `found` lies inside an allowed directory once links are resolved.

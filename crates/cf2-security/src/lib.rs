@@ -21,7 +21,7 @@ use cf2_eval::host::{HostError, KeePassGroup, Signed};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// How to run gpg (`--gpghome`, `--gpguser`, `--gpgpass`).
 #[derive(Clone)]
@@ -104,8 +104,9 @@ pub struct Security {
     /// password asked for, once.
     databases: Mutex<HashMap<PathBuf, Result<KeePassGroup, HostError>>>,
     /// The run's credentials, canonical where they exist: no configuration may import or
-    /// read them ([`Security::protects`]).
-    credentials: Vec<Credential>,
+    /// read them ([`Security::protects`]). Resolved on first use: most compiles import
+    /// nothing new after the first host, and a `readlink` per component is not free.
+    credentials: OnceLock<Vec<Credential>>,
 }
 
 /// A file or directory holding a credential of the run, and what it holds.
@@ -134,11 +135,10 @@ impl Default for Security {
 
 impl Security {
     pub fn new(settings: Settings) -> Security {
-        let credentials = credentials(&settings);
         Security {
             settings,
             databases: Mutex::new(HashMap::new()),
-            credentials,
+            credentials: OnceLock::new(),
         }
     }
 
@@ -147,6 +147,7 @@ impl Security {
     /// file, the gpg pass phrase file, or anything in the gpg home (its private keys).
     pub fn protects(&self, canonical: &Path) -> Option<&'static str> {
         self.credentials
+            .get_or_init(|| credentials(&self.settings))
             .iter()
             .find(|c| {
                 if c.is_dir {

@@ -19,7 +19,7 @@ use crate::error::{EvalError, R};
 use crate::eval::{deep, Evaluator};
 use crate::model::*;
 use crate::val::Val;
-use cf2_syntax::Diagnostic;
+use cf2_syntax::{Diagnostic, FileId};
 use std::cmp::Ordering;
 
 /// The result of folding a set of definitions.
@@ -146,10 +146,16 @@ enum TopKind {
 impl<'a> Evaluator<'a> {
     /// How definition `a` ranks against definition `b` (docs/semantics.md §"Priority").
     pub(crate) fn rank(&self, a: DefId, b: DefId) -> Rank {
-        let ka = &self.def(a).prio;
-        let kb = &self.def(b).prio;
+        let (da, db) = (self.def(a), self.def(b));
+        let (ka, kb) = (&da.prio, &db.prio);
+        // The file of the last source step the keys share: both definitions hang below
+        // one place of that file.
+        let mut shared_file = None;
         for (sa, sb) in ka.iter().zip(kb.iter()) {
             if sa == sb {
+                if let Step::Src(inst, node) = sa {
+                    shared_file = self.node_file(*inst, *node);
+                }
                 continue;
             }
             return match (sa, sb) {
@@ -170,10 +176,21 @@ impl<'a> Evaluator<'a> {
                     Ordering::Less => Rank::Lower,
                     Ordering::Equal => Rank::Unordered,
                 },
+                // Two blocks given at one place (`S ~> import(f)` and `S ~> { A => 1 }` in
+                // one file): their members part here.
+                (Step::Src(..), Step::Src(..)) => rank_below(shared_file, da.file, db.file),
                 _ => Rank::Unordered,
             };
         }
-        Rank::Unordered
+        rank_below(shared_file, da.file, db.file)
+    }
+
+    /// The file of source `node` of instance `inst`.
+    fn node_file(&self, inst: InstId, node: u32) -> Option<FileId> {
+        self.insts
+            .get(inst.0 as usize)
+            .and_then(|i| i.files.get(node as usize))
+            .copied()
     }
 
     /// Folds a slot's definitions into its value.
@@ -291,13 +308,21 @@ impl<'a> Evaluator<'a> {
     /// The priority order among `set`, compared once per fold (see [`Ranking`]).
     fn ranking(&self, set: &[DefId]) -> Ranking {
         let mut r = Ranking::default();
-        let mut index: Option<std::collections::HashMap<&Key, usize, foldhash::fast::RandomState>> =
-            None;
+        // Definitions rank alike when their keys and files are the same (`rank` looks at
+        // the file below a shared place).
+        type Group<'k> = (&'k Key, FileId);
+        let mut index: Option<
+            std::collections::HashMap<Group, usize, foldhash::fast::RandomState>,
+        > = None;
         for &d in set {
-            let prio = &self.def(d).prio;
+            let def = self.def(d);
+            let (prio, file) = (&def.prio, def.file);
             let found = match &index {
-                Some(map) => map.get(prio).copied(),
-                None => r.keys.iter().position(|&k| self.def(k).prio == *prio),
+                Some(map) => map.get(&(prio, file)).copied(),
+                None => r.keys.iter().position(|&k| {
+                    let other = self.def(k);
+                    other.prio == *prio && other.file == file
+                }),
             };
             let i = match found {
                 Some(i) => i,
@@ -305,10 +330,16 @@ impl<'a> Evaluator<'a> {
                     r.keys.push(d);
                     let i = r.keys.len() - 1;
                     if let Some(map) = &mut index {
-                        map.insert(prio, i);
+                        map.insert((prio, file), i);
                     } else if r.keys.len() > KEYS_SEARCHED {
                         let keys = r.keys.iter().enumerate();
-                        index = Some(keys.map(|(j, &k)| (&self.def(k).prio, j)).collect());
+                        index = Some(
+                            keys.map(|(j, &k)| {
+                                let other = self.def(k);
+                                ((&other.prio, other.file), j)
+                            })
+                            .collect(),
+                        );
                     }
                     i
                 }
@@ -926,5 +957,20 @@ impl<'a> Evaluator<'a> {
             }
         }
         EvalError::new(diag)
+    }
+}
+
+/// Two definitions below one place of file `shared` (the same source node of the same
+/// instance), whose keys part there or one of which ends there: a definition written in that
+/// file outranks one written in another file, which reached the place through an import the
+/// file makes inside the block it gives there (`S ~> import(f)` beside `S ~> { A => 1 }`):
+/// a file's own mutations outrank those of every file reachable through its imports
+/// (clarifications §5). Otherwise they are unordered (two definitions of the file itself are
+/// its own duplicates; two imported files are not ordered by this place).
+fn rank_below(shared: Option<FileId>, a: FileId, b: FileId) -> Rank {
+    match shared {
+        Some(f) if a == f && b != f => Rank::Higher,
+        Some(f) if b == f && a != f => Rank::Lower,
+        _ => Rank::Unordered,
     }
 }

@@ -577,6 +577,7 @@ impl<'a> Evaluator<'a> {
                     self.merge(s, &values, below)
                 }
                 TopKind::Func(name) => {
+                    let (tops, values) = self.one_source_each(tops, values)?;
                     let kind = TopKind::Func(name.clone());
                     self.check_combinable_below(s, &tops, &mut rest, &kind, out)?;
                     out.used(&tops);
@@ -612,6 +613,64 @@ impl<'a> Evaluator<'a> {
                 }
                 TopKind::Mixed => Err(self.order_error(s, &tops)),
             };
+        }
+    }
+
+    /// Unordered tops that a mutation function combines, with each definition reached
+    /// along several paths kept once: a file imported into two blocks that merge into one
+    /// resource (`S ~> { import(c) }` in two files) is one source (clarifications §5), so
+    /// its `Y ~(sum)> 1` counts once. Copies are the same statement of the same file, not
+    /// in a macro call or a branch with captures (whose values depend on the call), that
+    /// give equal values.
+    #[allow(clippy::type_complexity)]
+    fn one_source_each(
+        &mut self,
+        tops: Defs,
+        values: smallvec::SmallVec<[(DefId, Val); 4]>,
+    ) -> R<(Defs, smallvec::SmallVec<[(DefId, Val); 4]>)> {
+        if values.len() < 2 {
+            return Ok((tops, values));
+        }
+        let mut kept: smallvec::SmallVec<[(DefId, Val); 4]> = smallvec::SmallVec::new();
+        for (d, v) in values {
+            let mut copy = false;
+            for (k, kv) in &kept {
+                if self.same_statement(*k, d) && self.equal(kv, &v, self.def(d).site)? {
+                    copy = true;
+                    break;
+                }
+            }
+            if !copy {
+                kept.push((d, v));
+            }
+        }
+        // Every top has a value here (a fold of one function has no mixed tops).
+        let tops = tops
+            .into_iter()
+            .filter(|t| kept.iter().any(|(k, _)| k == t))
+            .collect();
+        Ok((tops, kept))
+    }
+
+    /// Two definitions made by one statement of one file reached along two paths, whose
+    /// values cannot depend on the path's macro arguments or regex captures.
+    fn same_statement(&self, a: DefId, b: DefId) -> bool {
+        if a == b {
+            return false;
+        }
+        let (da, db) = (self.def(a), self.def(b));
+        if da.site != db.site || da.file != db.file || da.op.symbol() != db.op.symbol() {
+            return false;
+        }
+        let plain = |sc: ScopeId| {
+            let scope = self.scope(sc);
+            scope.params.is_none() && scope.captures.is_none()
+        };
+        match (&da.body, &db.body) {
+            (Body::Expr(x, sa), Body::Expr(y, sb)) => {
+                std::ptr::eq(*x, *y) && plain(*sa) && plain(*sb)
+            }
+            _ => false,
         }
     }
 

@@ -503,7 +503,8 @@ impl<'a> Evaluator<'a> {
             if set.is_empty() {
                 return Ok(Folded::Undefined);
             }
-            let (tops, mut rest) = self.tops(ranking, &set);
+            let (mut tops, mut rest) = self.tops(ranking, &set);
+            self.outranked_copies_below(&mut tops, &mut rest);
             let kind = self.top_kind(&tops);
             // Tops with different operators conflict, unless the odd ones out are
             // undefined: they are evaluated too, before the conflict is reported.
@@ -613,6 +614,25 @@ impl<'a> Evaluator<'a> {
                 }
                 TopKind::Mixed => Err(self.order_error(s, &tops)),
             };
+        }
+    }
+
+    /// A file reached along several paths into one resource is one source (clarifications
+    /// §5): a top that is a copy of a definition something outranks is outranked too.
+    /// `a` and `b` both write `S ~> { import(c) }` and `a` also `X => 2`: `a` imports `c`,
+    /// so `c`'s `X` is below `a`'s along `b`'s path as well.
+    fn outranked_copies_below(&self, tops: &mut Defs, rest: &mut Defs) {
+        if tops.len() < 2 || rest.is_empty() {
+            return;
+        }
+        let (below, kept): (Defs, Defs) = tops
+            .iter()
+            .copied()
+            .partition(|&t| rest.iter().any(|&r| self.same_statement(t, r)));
+        // Never all of them (only a contradiction between paths could do that).
+        if !below.is_empty() && !kept.is_empty() {
+            *tops = kept;
+            rest.extend(below);
         }
     }
 

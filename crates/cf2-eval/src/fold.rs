@@ -625,6 +625,13 @@ impl<'a> Evaluator<'a> {
         if tops.len() < 2 || rest.is_empty() {
             return;
         }
+        // Nearly always no copies at all: look before building anything.
+        if !tops
+            .iter()
+            .any(|&t| rest.iter().any(|&r| self.same_statement(t, r)))
+        {
+            return;
+        }
         let (below, kept): (Defs, Defs) = tops
             .iter()
             .copied()
@@ -648,7 +655,13 @@ impl<'a> Evaluator<'a> {
         tops: Defs,
         values: smallvec::SmallVec<[(DefId, Val); 4]>,
     ) -> R<(Defs, smallvec::SmallVec<[(DefId, Val); 4]>)> {
-        if values.len() < 2 {
+        let has_copies = values.iter().enumerate().any(|(i, (a, _))| {
+            values
+                .iter()
+                .skip(i + 1)
+                .any(|(b, _)| self.same_statement(*a, *b))
+        });
+        if !has_copies {
             return Ok((tops, values));
         }
         let mut kept: smallvec::SmallVec<[(DefId, Val); 4]> = smallvec::SmallVec::new();
@@ -679,7 +692,15 @@ impl<'a> Evaluator<'a> {
             return false;
         }
         let (da, db) = (self.def(a), self.def(b));
-        if da.site != db.site || da.file != db.file || da.op.symbol() != db.op.symbol() {
+        if da.site != db.site || da.file != db.file {
+            return false;
+        }
+        let same_op = match (&da.op, &db.op) {
+            (Op::Assign, Op::Assign) | (Op::Merge, Op::Merge) => true,
+            (Op::Func(x), Op::Func(y)) => std::ptr::eq(*x, *y),
+            _ => false,
+        };
+        if !same_op {
             return false;
         }
         let plain = |sc: ScopeId| {

@@ -134,6 +134,9 @@ impl Ranking {
     }
 }
 
+/// The tops of a fold with their values.
+type TopValues = smallvec::SmallVec<[(DefId, Val); 4]>;
+
 enum TopKind {
     Assign,
     Merge,
@@ -148,13 +151,13 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn rank(&self, a: DefId, b: DefId) -> Rank {
         let (da, db) = (self.def(a), self.def(b));
         let (ka, kb) = (&da.prio, &db.prio);
-        // The file of the last source step the keys share: both definitions hang below
-        // one place of that file.
-        let mut shared_file = None;
+        // The last source step the keys share: both definitions hang below that place
+        // (its file is looked up only if needed: `rank` is hot).
+        let mut shared = None;
         for (sa, sb) in ka.iter().zip(kb.iter()) {
             if sa == sb {
                 if let Step::Src(inst, node) = sa {
-                    shared_file = self.node_file(*inst, *node);
+                    shared = Some((*inst, *node));
                 }
                 continue;
             }
@@ -178,19 +181,34 @@ impl<'a> Evaluator<'a> {
                 },
                 // Two blocks given at one place (`S ~> import(f)` and `S ~> { A => 1 }` in
                 // one file): their members part here.
-                (Step::Src(..), Step::Src(..)) => rank_below(shared_file, da.file, db.file),
+                (Step::Src(..), Step::Src(..)) => self.rank_below(shared, da.file, db.file),
                 _ => Rank::Unordered,
             };
         }
-        rank_below(shared_file, da.file, db.file)
+        self.rank_below(shared, da.file, db.file)
     }
 
-    /// The file of source `node` of instance `inst`.
-    fn node_file(&self, inst: InstId, node: u32) -> Option<FileId> {
-        self.insts
-            .get(inst.0 as usize)
-            .and_then(|i| i.files.get(node as usize))
-            .copied()
+    /// Two definitions below one place (`shared`: source `node` of instance `inst`), whose
+    /// keys part there or one of which ends there: a definition written in that place's
+    /// file outranks one written in another file, which reached the place through an import
+    /// the file makes inside the block it gives there (`S ~> import(f)` beside
+    /// `S ~> { A => 1 }`): a file's own mutations outrank those of every file reachable
+    /// through its imports (clarifications §5). Otherwise they are unordered (two
+    /// definitions of the file itself are its own duplicates; two imported files are not
+    /// ordered by this place).
+    fn rank_below(&self, shared: Option<(InstId, u32)>, a: FileId, b: FileId) -> Rank {
+        if a == b {
+            return Rank::Unordered;
+        }
+        let place_file = shared.and_then(|(inst, node)| {
+            let inst = self.insts.get(inst.0 as usize)?;
+            inst.files.get(node as usize).copied()
+        });
+        match place_file {
+            Some(f) if a == f => Rank::Higher,
+            Some(f) if b == f => Rank::Lower,
+            _ => Rank::Unordered,
+        }
     }
 
     /// Folds a slot's definitions into its value.
@@ -511,7 +529,7 @@ impl<'a> Evaluator<'a> {
             let mixed = matches!(kind, TopKind::Mixed);
             // Evaluate the tops; an undefined one is dropped and the fold looks again
             // (undefined ranks below every other mutation, clarifications §5).
-            let mut values: smallvec::SmallVec<[(DefId, Val); 4]> = smallvec::SmallVec::new();
+            let mut values = TopValues::new();
             let mut dropped = false;
             for &d in &tops {
                 let v = match self.def_value_once(d, &evaluated) {
@@ -649,12 +667,7 @@ impl<'a> Evaluator<'a> {
     /// its `Y ~(sum)> 1` counts once. Copies are the same statement of the same file, not
     /// in a macro call or a branch with captures (whose values depend on the call), that
     /// give equal values.
-    #[allow(clippy::type_complexity)]
-    fn one_source_each(
-        &mut self,
-        tops: Defs,
-        values: smallvec::SmallVec<[(DefId, Val); 4]>,
-    ) -> R<(Defs, smallvec::SmallVec<[(DefId, Val); 4]>)> {
+    fn one_source_each(&mut self, tops: Defs, values: TopValues) -> R<(Defs, TopValues)> {
         let has_copies = values.iter().enumerate().any(|(i, (a, _))| {
             values
                 .iter()
@@ -664,7 +677,7 @@ impl<'a> Evaluator<'a> {
         if !has_copies {
             return Ok((tops, values));
         }
-        let mut kept: smallvec::SmallVec<[(DefId, Val); 4]> = smallvec::SmallVec::new();
+        let mut kept = TopValues::new();
         for (d, v) in values {
             let mut copy = false;
             for (k, kv) in &kept {
@@ -1057,20 +1070,5 @@ impl<'a> Evaluator<'a> {
             }
         }
         EvalError::new(diag)
-    }
-}
-
-/// Two definitions below one place of file `shared` (the same source node of the same
-/// instance), whose keys part there or one of which ends there: a definition written in that
-/// file outranks one written in another file, which reached the place through an import the
-/// file makes inside the block it gives there (`S ~> import(f)` beside `S ~> { A => 1 }`):
-/// a file's own mutations outrank those of every file reachable through its imports
-/// (clarifications §5). Otherwise they are unordered (two definitions of the file itself are
-/// its own duplicates; two imported files are not ordered by this place).
-fn rank_below(shared: Option<FileId>, a: FileId, b: FileId) -> Rank {
-    match shared {
-        Some(f) if a == f && b != f => Rank::Higher,
-        Some(f) if b == f && a != f => Rank::Lower,
-        _ => Rank::Unordered,
     }
 }

@@ -273,7 +273,8 @@ impl<'a> Evaluator<'a> {
                 };
                 let file = self.scope(sc).file;
                 let path = self.find_file(name, file, false, arg.span)?;
-                self.refuse_protected_path(&path, name, arg.span, false)?;
+                let canonical = self.canonical(&path);
+                self.refuse_protected(&canonical, || name.to_string(), arg.span, false)?;
                 let bytes = self.host.read_file(&path).map_err(|e| {
                     EvalError::new(
                         Diagnostic::error(format!("cannot read `{}`: {e}", path.display()))

@@ -177,18 +177,9 @@ impl<'a> Evaluator<'a> {
         };
         let (canonical, read) = match found {
             Some(found) => found,
-            None => {
-                let canonical = self
-                    .loader
-                    .canonicalize(self.host, path)
-                    .unwrap_or_else(|_| path.to_path_buf());
-                (canonical, None)
-            }
+            None => (self.canonical(path), None),
         };
         let loaded = self.loader.loaded(&canonical);
-        if let (Some(site), None) = (at, loaded) {
-            self.refuse_protected(&canonical, &self.display_name(path), site, true)?;
-        }
         // A file already loaded keeps the name it was loaded with (the one its
         // diagnostics use); working out a display name costs path arithmetic.
         let display = match (display, loaded) {
@@ -196,6 +187,11 @@ impl<'a> Evaluator<'a> {
             (None, Some(f)) => f.source.name.clone(),
             (None, None) => self.display_name(&canonical),
         };
+        // An import is checked when its file is first loaded (the main file is exempt),
+        // named as found, not as resolved (`/proc/self/...`, not `/proc/PID/...`).
+        if let (Some(site), None) = (at, loaded) {
+            self.refuse_protected(&canonical, || self.display_name(path), site, true)?;
+        }
         let here = |d: Diagnostic| match at {
             Some(s) => d.at(s),
             None => d,
@@ -343,7 +339,8 @@ impl<'a> Evaluator<'a> {
     /// A KeePass database as a block: one block per entry and per group (reference §5.2).
     fn keepass_value(&mut self, path: &Path, at: Span) -> R<Val> {
         let display = self.display_name(path);
-        self.refuse_protected_path(path, &display, at, true)?;
+        let canonical = self.canonical(path);
+        self.refuse_protected(&canonical, || display.clone(), at, true)?;
         let bytes = self.host.read_file(path).map_err(|e| {
             EvalError::new(
                 Diagnostic::error(format!("cannot read the KeePass database `{display}`: {e}"))
@@ -369,9 +366,9 @@ impl<'a> Evaluator<'a> {
         // overrides them; clarifications §5: an unordered file that disagrees conflicts),
         // and messages name it as the file of its definitions. It takes an id in the loader,
         // with no statements, once per path.
-        let file = match self.loader.loaded(path) {
+        let file = match self.loader.loaded(&canonical) {
             Some(f) => f.id,
-            None => self.loader.add_bytes(path, &display, Vec::new()).id,
+            None => self.loader.add_bytes(&canonical, &display, Vec::new()).id,
         };
         let b = self.keepass_group(&root, &base, &display, "", at, file)?;
         self.value_imports.push((b, file));
@@ -656,18 +653,20 @@ impl<'a> Evaluator<'a> {
 
     /// Refuses a file the host protects (the compile's own credentials, `/proc/PID/...`),
     /// whether or not `--allow-dir` is given. `canonical` is the file's path with links
-    /// resolved; `name` is how the configuration names it. Checked before a file is first
-    /// loaded, read with `read()` or opened as a database.
+    /// resolved; `name` gives how the configuration names it (worked out only for the
+    /// error). Checked before a file is first loaded, read with `read()` or opened as a
+    /// database.
     pub(crate) fn refuse_protected(
         &self,
         canonical: &Path,
-        name: &str,
+        name: impl FnOnce() -> String,
         at: Span,
         import: bool,
     ) -> R<()> {
         let Some(why) = self.host.protected(canonical) else {
             return Ok(());
         };
+        let name = name();
         let what = if import { "imported" } else { "read" };
         Err(EvalError::new(
             Diagnostic::error(format!("`{name}` {why}, so it cannot be {what}"))
@@ -677,20 +676,11 @@ impl<'a> Evaluator<'a> {
         ))
     }
 
-    /// [`Evaluator::refuse_protected`] for a path not resolved yet (`read()`, a database):
-    /// resolved once per path and run.
-    pub(crate) fn refuse_protected_path(
-        &self,
-        path: &Path,
-        name: &str,
-        at: Span,
-        import: bool,
-    ) -> R<()> {
-        let canonical = self
-            .loader
+    /// `path` with links resolved, once per path and run (as found, if that fails).
+    pub(crate) fn canonical(&self, path: &Path) -> PathBuf {
+        self.loader
             .canonicalize(self.host, path)
-            .unwrap_or_else(|_| path.to_path_buf());
-        self.refuse_protected(&canonical, name, at, import)
+            .unwrap_or_else(|_| path.to_path_buf())
     }
 
     /// Checks that `found` lies inside an allowed directory once links are resolved.

@@ -577,17 +577,29 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
     }
     .map_err(fail)?;
     // What the prelude's pcall and xpcall re-raise: the instruction limit, once spent, and
-    // the evaluator's error from `h:eval()` in this call.
+    // the evaluator's error from `h:eval()` in this call. `caught` is the error the pcall
+    // caught: when it is that same error with the module's file and line in front, it is
+    // re-raised as it is (`true`: it has its place), so that the message keeps its place.
     let check_budget = budget.clone();
     let fatal_check = lua
-        .create_function(move |_, ()| {
-            if check_budget.spent.load(Ordering::SeqCst) {
-                return Err(mlua::Error::runtime(check_budget.exceeded_message()));
+        .create_function(move |_, caught: mlua::Value| {
+            let fatal = if check_budget.spent.load(Ordering::SeqCst) {
+                check_budget.exceeded_message()
+            } else {
+                match check_budget.failure() {
+                    Some(failure) => failure,
+                    None => return Ok((None, false)),
+                }
+            };
+            let placed = match caught {
+                mlua::Value::String(c) => Some(c.to_string_lossy()),
+                _ => None,
             }
-            match check_budget.failure() {
-                Some(failure) => Err(mlua::Error::runtime(failure)),
-                None => Ok(()),
-            }
+            .filter(|c| c.len() > fatal.len() && c.ends_with(fatal.as_str()));
+            Ok(match placed {
+                Some(placed) => (Some(placed), true),
+                None => (Some(fatal), false),
+            })
         })
         .map_err(fail)?;
     let fatal_budget = budget.clone();

@@ -3,8 +3,9 @@
 -- the evaluator's errors impossible to catch, bounds the work of library functions that
 -- loop in C, and defines the `cf2` helper library.
 -- Its arguments are functions written in Rust:
---   fatal_check()         raises the error that ends the call, if there is one: the
---                         instruction limit once spent, or an error of h:eval();
+--   fatal_check(caught)   the error that ends the call, if there is one (the instruction
+--                         limit once spent, or an error of h:eval()), and true if it is
+--                         `caught` (a pcall's error) with its place in front;
 --   fatal()               true if there is one;
 --   charge(n)             counts n instructions of work done in C; the "too many
 --                         instructions" message if that spends the budget, else nil;
@@ -60,9 +61,13 @@ math.randomseed = unavailable("math.randomseed", DETERMINISTIC)
 -- stopped: a message handler called for an error raised by the hook (so xpcall skips the
 -- handler once the limit is spent), and finalizers (so __gc is refused).
 local pcall_, xpcall_, setmetatable_ = pcall, xpcall, setmetatable
-local function checked(...)
-  fatal_check()
-  return ...
+local function checked(ok, ...)
+  local fatal_error, placed = fatal_check(not ok and (...) or nil)
+  if fatal_error then
+    -- Unplaced, it is raised at the pcall (this function is tail-called from it).
+    error(fatal_error, placed and 0 or 2)
+  end
+  return ok, ...
 end
 pcall = function(...)
   return checked(pcall_(...))
@@ -200,6 +205,25 @@ table.remove = function(t, ...)
   end
   t[pos] = nil
   return result
+end
+
+-- table.sort reads and writes the elements `#t` says there are. A plain table holds them
+-- all, so the memory limit bounds the sort; with a metatable, `__len` can say anything and
+-- a C function as `__index` answers every read without a counted instruction. The sort of
+-- such a table is charged for its comparisons (n log2 n) before it starts.
+table.sort = function(t, comp)
+  if type(t) == "table" and getmetatable(t) ~= nil then
+    local n = length(t)
+    local log, m = 1, n
+    while m > 1 do
+      m = m // 2
+      log = log + 1
+    end
+    if n > 1 then
+      charged(n < (1 << 62) // log and n * log or (1 << 62), 2)
+    end
+  end
+  return sort(t, comp)
 end
 
 -- Values: lists and blocks are tables marked by a metatable; a block remembers the order

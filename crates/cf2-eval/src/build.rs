@@ -74,7 +74,7 @@ struct InlineDef<'a> {
     at: Span,
     /// For a statement of a file imported inline, that file's source node.
     container: Option<u32>,
-    /// The batch that added it (see [`Runner::started`]).
+    /// The batch that added it (see `Work::batches`).
     batch: u32,
 }
 
@@ -538,10 +538,7 @@ impl<'a> Evaluator<'a> {
                         Pending {
                             stmt: st,
                             scope: src.scope,
-                            runner: Runner {
-                                node: src.node,
-                                added: work.batches,
-                            },
+                            runner: Runner { node: src.node },
                         },
                     );
                 }
@@ -710,9 +707,10 @@ impl<'a> Evaluator<'a> {
     /// file imported inline (or in a file that one imports inline) may read what that
     /// file's own statements define, when they are sure to be there before it runs,
     /// whatever the order: when they came with the imports by literal name, which all run
-    /// before any statement that reads (`run_inline`), or when the statement came with
-    /// them or after them. A file that a diamond reaches both before and through an `if`
-    /// or a computed import could have read too early: refused (docs/semantics.md §8).
+    /// before any statement that reads (`run_inline`), or when the statement's file can
+    /// come into the block only through that file. A file that is also reached another
+    /// way (a diamond, a second `if` or computed import) could have read too early, in some
+    /// order of the statements: refused in every order (docs/semantics.md §8).
     fn check_inline_reads(
         &self,
         b: BlockId,
@@ -727,11 +725,17 @@ impl<'a> Evaluator<'a> {
             (Some(c), Some(i)) => c == node || i.reaches(c, node),
             _ => false,
         };
+        // The reading statement's file can be in place only with the file that defines
+        // what it reads: every way into the block to it goes through that file.
+        let comes_only_with = |container: Option<u32>, node: u32| match (container, instance) {
+            (Some(c), Some(i)) => i.dominates(c, node),
+            _ => false,
+        };
         for (name, read_at, runner) in reads {
             let conflicting = defs.iter().find(|d| {
                 *d.name == **name
-                    && !((d.batch <= initial || d.batch <= runner.added)
-                        && contains(d.container, runner.node))
+                    && !(contains(d.container, runner.node)
+                        && (d.batch <= initial || comes_only_with(d.container, runner.node)))
             });
             if let Some(InlineDef { at: def_at, .. }) = conflicting {
                 let mut resource = self.block_path(b);

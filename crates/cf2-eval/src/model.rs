@@ -323,8 +323,6 @@ pub enum Place {
 pub struct Runner {
     /// The source node in which it is written.
     pub node: u32,
-    /// The batch of definitions that added it (see `build.rs`).
-    pub added: u32,
 }
 
 #[derive(Debug)]
@@ -381,6 +379,32 @@ impl Instance {
             }
         }
         false
+    }
+
+    /// True if every path from the body (node 0) to `node` goes through `through`.
+    pub fn dominates(&self, through: u32, node: u32) -> bool {
+        if through == node || through == 0 {
+            return true;
+        }
+        let mut seen = vec![false; self.files.len()];
+        let mut stack = vec![0u32];
+        while let Some(n) = stack.pop() {
+            if n == node {
+                return false;
+            }
+            for &m in self.edges.get(n as usize).map(Vec::as_slice).unwrap_or(&[]) {
+                if m == through {
+                    continue;
+                }
+                if let Some(s) = seen.get_mut(m as usize) {
+                    if !*s {
+                        *s = true;
+                        stack.push(m);
+                    }
+                }
+            }
+        }
+        true
     }
 
     pub fn freeze(&mut self) {

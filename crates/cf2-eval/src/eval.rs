@@ -372,7 +372,14 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        d = d.hint("break the cycle: one of these resources must not depend on the others");
+        d = if self.stack.len() == start + 1 && self.slot(s).defs.len() > 1 {
+            // `Memory => $Memory + 8`: meant as "8 more than the imported value".
+            d.hint(format!(
+                "a reference sees the final value of `{path}`, so its own definition cannot build on the value below it: to add to that value write `{path} ~(sum)> ...` (or `~(max)>`/`~(min)>` for a bound)"
+            ))
+        } else {
+            d.hint("break the cycle: one of these resources must not depend on the others")
+        };
         EvalError::new(d)
     }
 
@@ -443,14 +450,15 @@ impl<'a> Evaluator<'a> {
 
     /// A "no such resource" error with a suggestion.
     pub(crate) fn missing_member(&self, b: BlockId, name: &str, at: Span, what: &str) -> EvalError {
-        // Never suggest the resource whose definition holds the bad reference.
-        let current = self.stack.last().map(|s| self.slot(*s).name.clone());
+        // Never suggest the resource whose definition holds the bad reference (only that
+        // one: `Nginx.Hostname => $Hostnme` may well mean the top-level `Hostname`).
+        let current = self.stack.last().copied();
         let names: Vec<&str> = self
             .block(b)
             .members
-            .keys()
-            .map(|k| &**k)
-            .filter(|k| current.as_deref() != Some(*k))
+            .iter()
+            .filter(|(_, slot)| current != Some(**slot))
+            .map(|(k, _)| &**k)
             .collect();
         let mut d = Diagnostic::error(format!("{what} `{name}` is not defined"))
             .at(at)

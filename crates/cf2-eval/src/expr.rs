@@ -252,14 +252,35 @@ impl<'a> Evaluator<'a> {
                 ))
                 .at(at),
             )),
-            other => Err(EvalError::new(
-                Diagnostic::error(format!(
+            other => {
+                let mut d = Diagnostic::error(format!(
                     "cannot select `{}` from {}: only blocks and lists have members",
                     key_text(key),
                     other.describe()
                 ))
-                .at(at),
-            )),
+                .at(at);
+                // What was meant, by how it was written: an address or version left
+                // unquoted (`10.0.0.15` reads as 10.0 selecting `0.15`), or a reference
+                // without its `$` (`Web.Port` is the text 'Web' selecting `Port`).
+                let written = self.source_text(at);
+                let dotted = written.split('.').count() > 2
+                    && written.bytes().all(|c| c.is_ascii_digit() || c == b'.');
+                if dotted && matches!(other, Val::Num(_)) {
+                    d = d.hint(format!(
+                        "an address or version number is text and must be quoted: `'{written}'`"
+                    ));
+                } else if matches!(other, Val::Lit(_))
+                    && written
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphabetic() || c == '_')
+                {
+                    d = d.hint(format!(
+                        "a reference to a resource starts with `$`: `${written}`"
+                    ));
+                }
+                Err(EvalError::new(d))
+            }
         }
     }
 
@@ -308,6 +329,25 @@ impl<'a> Evaluator<'a> {
                             continue;
                         }
                         Val::Regex(r) => std::borrow::Cow::Borrowed(r),
+                        Val::Undef => {
+                            // `${Location}` refers to `$Location`.
+                            let mut written = self.source_text(x.span);
+                            if matches!(x.kind, ExprKind::Ref(_) | ExprKind::Select(..))
+                                && !written.starts_with('$')
+                            {
+                                written.insert(0, '$');
+                            }
+                            return Err(EvalError::new(
+                                Diagnostic::error(format!(
+                                    "`{written}` has no value, so it cannot be interpolated"
+                                ))
+                                .at(x.span)
+                                .with_label("undefined")
+                                .hint(format!(
+                                    "give it a value, or interpolate only when it has one: `if (defined({written})) then ... else ...`"
+                                )),
+                            ));
+                        }
                         other => {
                             return Err(EvalError::new(
                                 Diagnostic::error(format!(

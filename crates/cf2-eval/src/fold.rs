@@ -859,10 +859,17 @@ impl<'a> Evaluator<'a> {
                         }
                     }
                     (None, Some(site)) => {
+                        // `Packages ~> [vim]` means "add to the list": `=>` would drop what
+                        // the other files give.
+                        let hint = if matches!(v, Val::List(_)) {
+                            format!("to add elements to the list, use `{path} ~(union)> [...]` (or `~(append)>`, which keeps duplicates); `=>` would replace the whole list")
+                        } else {
+                            "use `=>` to replace the value instead of merging".to_string()
+                        };
                         e = e
                             .at(site)
                             .with_label(format!("this is {}", v.describe()))
-                            .hint("use `=>` to replace the value instead of merging");
+                            .hint(hint);
                     }
                     (None, None) => {}
                 }
@@ -1023,11 +1030,29 @@ impl<'a> Evaluator<'a> {
 
     /// `cannot determine mutation order`, or, for one source, "defined twice".
     pub(crate) fn order_error(&self, s: SlotId, tops: &[DefId]) -> EvalError {
+        if let Some(e) = self.unknown_mutator_among(tops) {
+            return e;
+        }
         let path = self.slot_path(s);
-        let describe = |d: DefId| {
+        // `a.b => v` is written as a path, not as `a ~> { b => v }`: say what it does.
+        let op_text = |d: DefId| {
             let def = self.def(d);
-            format!("`{}` here", def.op.symbol())
+            match def.body {
+                Body::Implicit { .. } => "adds a member".to_string(),
+                _ => def.op.symbol(),
+            }
         };
+        let describe = |d: DefId| match self.def(d).body {
+            Body::Implicit { .. } => "adds a member here".to_string(),
+            _ => format!("`{}` here", self.def(d).op.symbol()),
+        };
+        // Blocks combine with `~>`, whatever the files: the hint to give when they are blocks.
+        let blocks = tops.iter().all(|d| {
+            let def = self.def(*d);
+            matches!(def.op, Op::Merge)
+                || matches!(def.body, Body::Implicit { .. })
+                || matches!(def.body, Body::Expr(e, _) if matches!(e.kind, cf2_syntax::ast::ExprKind::Block(_)))
+        });
         let mut files: Vec<String> = Vec::new();
         for d in tops {
             let n = self.loader_name(self.def(*d).file);
@@ -1035,7 +1060,7 @@ impl<'a> Evaluator<'a> {
                 files.push(n);
             }
         }
-        let ops: Vec<String> = tops.iter().map(|d| self.def(*d).op.symbol()).collect();
+        let ops: Vec<String> = tops.iter().map(|d| op_text(*d)).collect();
         let mixed_ops = ops.windows(2).any(|w| w[0] != w[1]);
         let mut diag = if files.len() == 1 {
             let how = if mixed_ops {
@@ -1047,15 +1072,21 @@ impl<'a> Evaluator<'a> {
                 "`{path}` is defined more than once in {} {how}",
                 files.join("")
             ))
-            .hint("definitions of one resource in one file must agree, or all use the same commutative function such as `~(sum)>`")
+            .hint(if blocks {
+                format!("a block given whole with `=>` cannot also get members elsewhere in its file: write `{path} ~> {{ ... }}` to merge, or put the members in the one block")
+            } else {
+                "definitions of one resource in one file must agree, or all use the same commutative function such as `~(sum)>`".to_string()
+            })
         } else {
             Diagnostic::error(format!(
                 "cannot determine mutation order for `{path}`: it is defined in {} and none of them imports the others",
                 files.join(" and ")
             ))
-            .hint(format!(
-                "decide in a file that imports them all: assign `{path}` there, or have every definition use the same commutative function (`~(max)>`, `~(sum)>`, `~(union)>`)"
-            ))
+            .hint(if blocks {
+                format!("blocks from files that do not import each other combine when every definition merges: write `{path} ~> {{ ... }}` instead of `{path} => {{ ... }}`, or assign `{path}` in a file that imports them all")
+            } else {
+                format!("decide in a file that imports them all: assign `{path}` there, or have every definition use the same commutative function (`~(max)>`, `~(sum)>`, `~(union)>`)")
+            })
         }
         .resource(path.to_string());
         for (i, d) in tops.iter().enumerate() {
@@ -1063,10 +1094,7 @@ impl<'a> Evaluator<'a> {
             if i == 0 {
                 diag = diag.at(site).with_label(describe(*d));
             } else {
-                diag = diag.also(
-                    site,
-                    format!("also defined here ({})", self.def(*d).op.symbol()),
-                );
+                diag = diag.also(site, format!("also defined here ({})", op_text(*d)));
             }
         }
         EvalError::new(diag)

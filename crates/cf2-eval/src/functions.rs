@@ -391,7 +391,24 @@ impl<'a> Evaluator<'a> {
             } else {
                 "not a standard function, a macro defined above, or a custom function"
             });
-        if let Some(s) =
+        // A macro of that name in another file of this configuration: macros are local to
+        // their file (reference §3.13), which people putting `def`s in a base do not expect.
+        let key = crate::loader::macro_key(&call.name.name);
+        let elsewhere = self
+            .insts
+            .iter()
+            .flat_map(|i| i.files.iter())
+            .filter(|f| **f != file)
+            .find_map(|f| Some((*f, self.file(*f)?.macros.get(&*key)?.span)));
+        if let Some((other, at)) = elsewhere {
+            d = d
+                .also(
+                    at,
+                    format!("a macro `{}` is defined in {}", call.name.name, self.loader_name(other)),
+                )
+                .note("a macro can be used only in the file that defines it, after its `def` (reference §3.13)")
+                .hint("define the macro in this file too, or compute the value in the file that defines it");
+        } else if let Some(s) =
             cf2_syntax::diagnostic::did_you_mean(&call.name.name, names.iter().map(|s| s.as_str()))
         {
             d = d.hint(format!("did you mean `{s}`?"));

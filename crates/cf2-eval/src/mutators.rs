@@ -19,7 +19,7 @@
 
 use crate::error::{EvalError, R};
 use crate::eval::Evaluator;
-use crate::model::{DefId, SlotId};
+use crate::model::{DefId, Op, SlotId};
 use crate::ops::{numeric, Unordered};
 use crate::val::Val;
 use cf2_syntax::{Diagnostic, Span};
@@ -51,6 +51,39 @@ fn commutative(name: &str) -> Option<bool> {
 }
 
 impl<'a> Evaluator<'a> {
+    fn unknown_mutator(&self, name: &str, at: Span) -> EvalError {
+        let mut d = Diagnostic::error(format!("unknown mutation function `{name}`"))
+            .at(at)
+            .with_label("used here");
+        let mut names: Vec<String> = STANDARD_MUTATORS.iter().map(|s| s.to_string()).collect();
+        names.extend(self.opts.functions.names());
+        if let Some(x) =
+            cf2_syntax::diagnostic::did_you_mean(name, names.iter().map(|s| s.as_str()))
+        {
+            d = d.hint(format!("did you mean `~({x})>`?"));
+        }
+        EvalError::new(d)
+    }
+
+    /// The error of a definition among `tops` whose mutation function does not exist or
+    /// cannot be loaded: that is the mistake to show, rather than the conflict it makes
+    /// (a misspelt `~(unoin)>` beside `~(union)>` is not an ordering problem).
+    pub(crate) fn unknown_mutator_among(&self, tops: &[DefId]) -> Option<EvalError> {
+        tops.iter().find_map(|d| {
+            let def = self.def(*d);
+            let Op::Func(id) = def.op else { return None };
+            let name = lower_name(&id.name);
+            if STANDARD_MUTATORS.contains(&&*name) {
+                return None;
+            }
+            match self.find_external(&name, def.site) {
+                Ok(Some(_)) => None,
+                Ok(None) => Some(self.unknown_mutator(&name, def.site)),
+                Err(e) => Some(e),
+            }
+        })
+    }
+
     pub(crate) fn apply_mutator(
         &mut self,
         s: SlotId,
@@ -85,17 +118,7 @@ impl<'a> Evaluator<'a> {
                 };
                 return self.mutate_external(f, m, s, tops, values, below, at);
             }
-            let mut d = Diagnostic::error(format!("unknown mutation function `{name}`"))
-                .at(at)
-                .with_label("used here");
-            let mut names: Vec<String> = STANDARD_MUTATORS.iter().map(|s| s.to_string()).collect();
-            names.extend(self.opts.functions.names());
-            if let Some(x) =
-                cf2_syntax::diagnostic::did_you_mean(name, names.iter().map(|s| s.as_str()))
-            {
-                d = d.hint(format!("did you mean `~({x})>`?"));
-            }
-            return Err(EvalError::new(d));
+            return Err(self.unknown_mutator(name, at));
         };
         if !comm && tops.len() > 1 {
             return Err(self.order_error(s, tops));

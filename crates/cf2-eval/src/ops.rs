@@ -21,14 +21,29 @@ use std::cmp::Ordering;
 use std::rc::Rc;
 
 fn type_error(op: &str, side: &str, v: &Val, want: &str, at: Span) -> EvalError {
-    EvalError::new(
-        Diagnostic::error(format!(
-            "`{op}` needs {want}, but the {side} is {}",
-            describe_kind(v)
-        ))
-        .at(at)
-        .with_label(format!("this is {}", v.kind_phrase())),
-    )
+    let mut d = Diagnostic::error(format!(
+        "`{op}` needs {want}, but the {side} is {}",
+        describe_kind(v)
+    ))
+    .at(at)
+    .with_label(format!("this is {}", v.kind_phrase()));
+    // The two habits from other languages that end here (reference §3.1, §3.7).
+    match (op, v.text()) {
+        ("||" | "&&", Some(t @ ("true" | "false"))) => {
+            d = d.hint(format!(
+                "'{t}' is text: write the boolean without quotes, `{t}`"
+            ));
+        }
+        // Text that looks like a number is a different mistake (`'+3'`, `'1e3'`).
+        ("+", Some(t))
+            if t.chars()
+                .any(|c| c.is_alphabetic() && !matches!(c, 'e' | 'E' | 'x' | 'X')) =>
+        {
+            d = d.hint("to join text, use `++` (`$Host ++ '.' ++ $Domain`), or interpolate: `\"${Host}.${Domain}\"`");
+        }
+        _ => {}
+    }
+    EvalError::new(d)
 }
 
 fn describe_kind(v: &Val) -> String {

@@ -607,7 +607,11 @@ impl<'a> Evaluator<'a> {
         }
         let mut d = Diagnostic::error(format!("cannot find the file `{name}`"))
             .at(at)
-            .with_label("imported here");
+            .with_label(if cf2_ext {
+                "imported here"
+            } else {
+                "read here"
+            });
         let mut places: Vec<String> = Vec::new();
         for dir in &dirs {
             let shown = dir.display().to_string();
@@ -645,7 +649,7 @@ impl<'a> Evaluator<'a> {
                 "`{}` is there: gpg --clearsign adds `.asc` to the name; rename it to `{cf2}`",
                 asc.display()
             ));
-        } else if self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
+        } else if cf2_ext && self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
             d = d.hint("set CF2PATH to a colon-separated list of directories to search");
         }
         Err(EvalError::new(d))

@@ -312,7 +312,8 @@ fn emit_top(
         sink.key(&name);
         if let Err(e) = ev.emit_slot(slot, 1, sink) {
             for d in flatten(e) {
-                if !errors.contains(&d) {
+                // One resource's block can hold many errors: the limit is for them all.
+                if errors.len() < MAX_ERRORS && !errors.contains(&d) {
                     errors.push(d);
                 }
             }

@@ -12,6 +12,23 @@ use cf2_syntax::ast::ExprKind;
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::{Builder, Sink, TextKind, Value};
 
+/// How many further errors one block reports beside its first.
+const MORE_ERRORS_PER_BLOCK: usize = 19;
+
+/// A sink that keeps nothing: the members of a block evaluated after one of them failed.
+struct Discard;
+
+impl Sink for Discard {
+    fn text(&mut self, _: &str, _: TextKind) {}
+    fn number(&mut self, _: cf2_value::Number) {}
+    fn boolean(&mut self, _: bool) {}
+    fn begin_list(&mut self, _: usize) {}
+    fn end_list(&mut self) {}
+    fn begin_block(&mut self, _: usize) {}
+    fn key(&mut self, _: &str) {}
+    fn end_block(&mut self) {}
+}
+
 impl<'a> Evaluator<'a> {
     /// The plain value of `v`; private members are left out unless `-p`.
     pub(crate) fn materialize(&mut self, v: &Val, depth: usize, at: Span) -> R<Value> {
@@ -89,9 +106,14 @@ impl<'a> Evaluator<'a> {
         Ok(())
     }
 
+    /// Sends a block's members. After a member fails, the others are still evaluated (into
+    /// nothing: the output is lost anyway), so that independent mistakes in one block are
+    /// reported together, as the top-level resources' are; the first error carries the
+    /// others in `more`.
     fn emit_members(&mut self, b: BlockId, depth: usize, at: Span, sink: &mut dyn Sink) -> R<()> {
         let count = self.member_count(b, at)?;
         sink.begin_block(count);
+        let mut failed: Option<EvalError> = None;
         for i in 0..count {
             let Some((name, slot)) = self.member_at(b, i) else {
                 break;
@@ -99,8 +121,30 @@ impl<'a> Evaluator<'a> {
             if self.slot(slot).private && !self.opts.include_private {
                 continue;
             }
-            sink.key(&name);
-            self.emit_slot(slot, depth + 1, sink)?;
+            let result = match failed {
+                None => {
+                    sink.key(&name);
+                    self.emit_slot(slot, depth + 1, sink)
+                }
+                Some(_) => self.emit_slot(slot, depth + 1, &mut Discard),
+            };
+            let Err(e) = result else { continue };
+            match &mut failed {
+                None => failed = Some(e),
+                Some(first) => {
+                    for d in std::iter::once(*e.diag).chain(e.more) {
+                        if first.more.len() >= MORE_ERRORS_PER_BLOCK {
+                            break;
+                        }
+                        if *first.diag != d && !first.more.contains(&d) {
+                            first.more.push(d);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
         }
         sink.end_block();
         Ok(())

@@ -373,6 +373,44 @@ fn out_dir_failure_is_exit_1_and_keeps_the_good_outputs() {
     assert!(!dir.path().join("out/bad.json").exists());
 }
 
+/// D06: many hosts failing on one aspect: the diagnostic once, the note and the summary
+/// name the first ten hosts (in the order given, whatever thread finished first) and count
+/// the rest.
+#[test]
+fn out_dir_shared_error_is_printed_once_naming_the_hosts() {
+    let dir = project("Hostname => ok\n");
+    fs::write(dir.path().join("web.cf2"), "A => $Nope\n").unwrap();
+    let mut args = vec!["compile".to_string(), "main.cf2".to_string()];
+    for i in (1..=12).rev() {
+        let name = format!("h{i:02}.cf2");
+        fs::write(dir.path().join(&name), "import(web)\n").unwrap();
+        args.push(name);
+    }
+    args.extend(["--out-dir", "out", "-j", "4"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = cf2(dir.path(), &args);
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    let first_ten = "h12.cf2, h11.cf2, h10.cf2, h09.cf2, h08.cf2, h07.cf2, h06.cf2, h05.cf2, \
+                     h04.cf2, h03.cf2 and 2 more";
+    assert!(
+        err.contains(&format!("= note: in the configurations of {first_ten}\n")),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(&format!(
+            "cf2: 12 of 13 configurations failed to compile: {first_ten}\n"
+        )),
+        "{err}"
+    );
+    assert!(dir.path().join("out/main.json").exists());
+    // The same bytes on every run.
+    for _ in 0..3 {
+        assert_eq!(stderr(&cf2(dir.path(), &args)), err);
+    }
+}
+
 #[test]
 fn diagnostics_start_with_file_line_column() {
     let dir = project("A => 1\nB => $Nope\n");

@@ -16,7 +16,13 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> ExitCode {
+/// `missing`: the directories of `CF2_FUNCTION_PATH` that do not exist ([`crate::explain`]).
+pub fn run(
+    args: &CompileArgs,
+    opts: &cf2::Options,
+    missing: &[PathBuf],
+    security: cf2::Security,
+) -> ExitCode {
     let Some(dir) = &args.out_dir else {
         return usage_error("--out-dir is missing");
     };
@@ -98,6 +104,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
         dir,
         format,
         color,
+        missing,
     };
     let reports: Vec<HostReport> = pool.install(|| {
         args.files
@@ -167,6 +174,7 @@ struct Batch<'a> {
     dir: &'a Path,
     format: Format,
     color: bool,
+    missing: &'a [PathBuf],
 }
 
 impl Batch<'_> {
@@ -181,6 +189,7 @@ impl Batch<'_> {
             dir,
             format,
             color,
+            missing,
         } = *self;
         let ext = args.format.as_str();
         let out = format!("{}.{ext}", stem(file));
@@ -193,7 +202,7 @@ impl Batch<'_> {
             let own = d
                 .span
                 .is_some_and(|s| main_names.iter().any(|n| n == loader.name(s.file)));
-            let mut d = d.clone();
+            let mut d = crate::explain(d, missing);
             d.notes.push(CONFIGURATIONS.to_string());
             Message::Diagnostic {
                 text: d.render(&loader, color),

@@ -411,6 +411,41 @@ fn out_dir_shared_error_is_printed_once_naming_the_hosts() {
     }
 }
 
+/// D21: a `-F` directory that is not there is a typo, reported before compiling rather
+/// than as an unknown function at an innocent call.
+#[test]
+fn missing_function_directory_is_a_usage_error() {
+    let dir = project("Net => cidr('10.0.0.0/8')\n");
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-F", "fucntions"]);
+    assert_usage_error(
+        dir.path(),
+        &o,
+        "cf2: -F `fucntions`: the function directory `fucntions` does not exist",
+    );
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-F", ".:main.cf2"]);
+    assert_usage_error(
+        dir.path(),
+        &o,
+        "the function directory `main.cf2` is not a directory",
+    );
+}
+
+/// D32: `-o web.json:` is a path forgotten; the whole configuration is `-o web.json`.
+#[test]
+fn empty_path_after_colon_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "web.json:"]);
+    assert_usage_error(
+        dir.path(),
+        &o,
+        "cf2: -o `web.json:`: the resource path after `:` is empty\n\
+         hint: `-o web.json` writes the whole configuration, `-o web.json:Web.Ports` the \
+         resource `Web.Ports`",
+    );
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "-.json:"]);
+    assert_usage_error(dir.path(), &o, "the resource path after `:` is empty");
+}
+
 #[test]
 fn diagnostics_start_with_file_line_column() {
     let dir = project("A => 1\nB => $Nope\n");

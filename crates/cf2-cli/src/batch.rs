@@ -8,14 +8,21 @@ use crate::sources::{self, Recorded};
 use crate::{color, usage_error, CompileArgs};
 use cf2_eval::{evaluate_into, Loader, Main};
 use cf2_output::Format;
+use cf2_syntax::Sources;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> ExitCode {
+/// `missing`: the directories of `CF2_FUNCTION_PATH` that do not exist ([`crate::explain`]).
+pub fn run(
+    args: &CompileArgs,
+    opts: &cf2::Options,
+    missing: &[PathBuf],
+    security: cf2::Security,
+) -> ExitCode {
     let Some(dir) = &args.out_dir else {
         return usage_error("--out-dir is missing");
     };
@@ -85,99 +92,278 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
         None
     };
     let out_dir = listed.unwrap_or_else(|| OutDir::open(dir));
-    let failed = AtomicUsize::new(0);
-    pool.install(|| {
-        args.files.par_iter().for_each(|file| {
-            let out = format!("{}.{ext}", stem(file));
-            let report = |text: String| match &bar {
-                Some(b) => b.suspend(|| eprint!("{text}")),
-                None => eprint!("{text}"),
-            };
-            let loader = Loader::child(shared.clone());
-            // The output is written as the evaluator computes it (no value is built first
-            // for JSON).
-            let mut renderer = cf2_output::Renderer::new(format);
-            match evaluate_into(&host, &loader, Main::File(file), opts, &mut renderer) {
-                Ok(e) => {
-                    let mut msgs = String::new();
-                    for w in &e.warnings {
-                        msgs.push_str(&w.render(&loader, color));
-                    }
-                    for t in &e.trace {
-                        msgs.push_str(t);
-                        msgs.push('\n');
-                    }
-                    if !msgs.is_empty() {
-                        report(msgs);
-                    }
-                    let written = renderer
-                        .finish("")
-                        .map_err(|e| e.to_string())
-                        .and_then(|text| {
-                            if args.sign {
-                                // `-S`: clearsigned with --gpguser.
-                                host.host
-                                    .security
-                                    .clearsign(text.as_bytes())
-                                    .map_err(|e| format!("cannot sign the output: {e}"))
-                            } else {
-                                Ok(text.into_bytes())
-                            }
-                        })
-                        .and_then(|data| {
-                            // A name that was not in the directory is created, never
-                            // replaced: only one that was can be a file read.
-                            let path = dir.join(&out);
-                            if out_dir.listed(&out) {
-                                if let Some(read) = host.reads(&path) {
-                                    return Err(format!(
-                                        "the output `{}` would replace `{}`, a file this \
-                                         compile reads",
-                                        path.display(),
-                                        read.display()
-                                    ));
-                                }
-                            }
-                            out_dir
-                                .write(&out, &data)
-                                .map_err(|e| crate::output::io_reason(&e))
-                        });
-                    if let Err(msg) = written {
-                        failed.fetch_add(1, Ordering::Relaxed);
-                        report(format!("{}: error: {msg}\n", file.display()));
-                    }
+    // Each host's messages are kept, in the inputs' order, and printed once all are done:
+    // the output does not depend on which thread finished first, and a diagnostic that
+    // several hosts share (an error in an aspect they all import) is printed once.
+    let batch = Batch {
+        args,
+        opts,
+        host: &host,
+        shared: &shared,
+        out_dir: &out_dir,
+        dir,
+        format,
+        color,
+        missing,
+    };
+    let reports: Vec<HostReport> = pool.install(|| {
+        args.files
+            .par_iter()
+            .map(|file| {
+                let report = batch.compile(file);
+                if let Some(b) = &bar {
+                    b.inc(1);
                 }
-                Err(f) => {
-                    failed.fetch_add(1, Ordering::Relaxed);
-                    let mut msgs = String::new();
-                    for d in &f.warnings {
-                        msgs.push_str(&d.render(&loader, color));
-                    }
-                    for d in &f.errors {
-                        msgs.push_str(&d.render(&loader, color));
-                    }
-                    report(msgs);
-                }
-            }
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-        });
+                report
+            })
+            .collect()
     });
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let failed = failed.load(Ordering::Relaxed);
-    if failed > 0 {
-        eprintln!(
-            "cf2: {failed} of {} configuration{} failed to compile",
-            args.files.len(),
-            if args.files.len() == 1 { "" } else { "s" }
-        );
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    eprint!("{}", merge(&args.files, &reports, color));
+    let failed: Vec<&Path> = args
+        .files
+        .iter()
+        .zip(&reports)
+        .filter(|(_, r)| r.failed)
+        .map(|(f, _)| f.as_path())
+        .collect();
+    if failed.is_empty() {
+        return ExitCode::SUCCESS;
     }
+    eprintln!(
+        "cf2: {} of {} configuration{} failed to compile: {}",
+        failed.len(),
+        args.files.len(),
+        if args.files.len() == 1 { "" } else { "s" },
+        list_files(&failed)
+    );
+    ExitCode::from(1)
+}
+
+/// What compiling one host printed, kept until the whole batch is done.
+struct HostReport {
+    failed: bool,
+    messages: Vec<Message>,
+}
+
+enum Message {
+    /// A rendered diagnostic, holding the line [`CONFIGURATIONS`] where the note naming
+    /// the configurations it occurred in goes; `own`: it is located in the host's own
+    /// file, which names the host already.
+    Diagnostic { text: String, own: bool },
+    /// Printed as it is (a trace line, an error that names the host's file).
+    Plain(String),
+}
+
+/// A note, rendered into a diagnostic and replaced by [`merge`] with the configurations the
+/// diagnostic occurred in.
+const CONFIGURATIONS: &str = "\u{0}cf2-configurations\u{0}";
+
+/// How many files a note or the summary names before `and N more`.
+const LISTED: usize = 10;
+
+/// What every host of a batch is compiled with.
+struct Batch<'a> {
+    args: &'a CompileArgs,
+    opts: &'a cf2::Options,
+    host: &'a Recorded<cf2::Secured<cf2::OsHost>>,
+    shared: &'a std::sync::Arc<Loader>,
+    out_dir: &'a OutDir,
+    dir: &'a Path,
+    format: Format,
+    color: bool,
+    missing: &'a [PathBuf],
+}
+
+impl Batch<'_> {
+    /// Compiles `file` into the output directory.
+    fn compile(&self, file: &Path) -> HostReport {
+        let Batch {
+            args,
+            opts,
+            host,
+            shared,
+            out_dir,
+            dir,
+            format,
+            color,
+            missing,
+        } = *self;
+        let ext = args.format.as_str();
+        let out = format!("{}.{ext}", stem(file));
+        let loader = Loader::child(shared.clone());
+        let main_names = [
+            file.display().to_string(),
+            cf2_eval::with_cf2_extension(file).display().to_string(),
+        ];
+        let diagnostic = |d: &cf2::Diagnostic| {
+            let own = d
+                .span
+                .is_some_and(|s| main_names.iter().any(|n| n == loader.name(s.file)));
+            let mut d = crate::explain(d, missing);
+            d.notes.push(CONFIGURATIONS.to_string());
+            Message::Diagnostic {
+                text: d.render(&loader, color),
+                own,
+            }
+        };
+        let mut messages = Vec::new();
+        // The output is written as the evaluator computes it (no value is built first for
+        // JSON).
+        let mut renderer = cf2_output::Renderer::new(format);
+        match evaluate_into(host, &loader, Main::File(file), opts, &mut renderer) {
+            Ok(e) => {
+                messages.extend(e.warnings.iter().map(diagnostic));
+                for t in &e.trace {
+                    messages.push(Message::Plain(format!("{t}\n")));
+                }
+                let written = renderer
+                    .finish("")
+                    .map_err(|e| e.to_string())
+                    .and_then(|text| {
+                        if args.sign {
+                            // `-S`: clearsigned with --gpguser.
+                            host.host
+                                .security
+                                .clearsign(text.as_bytes())
+                                .map_err(|e| format!("cannot sign the output: {e}"))
+                        } else {
+                            Ok(text.into_bytes())
+                        }
+                    })
+                    .and_then(|data| {
+                        // A name that was not in the directory is created, never replaced: only
+                        // one that was can be a file read.
+                        let path = dir.join(&out);
+                        if out_dir.listed(&out) {
+                            if let Some(read) = host.reads(&path) {
+                                return Err(format!(
+                                    "the output `{}` would replace `{}`, a file this compile reads",
+                                    path.display(),
+                                    read.display()
+                                ));
+                            }
+                        }
+                        out_dir
+                            .write(&out, &data)
+                            .map_err(|e| crate::output::io_reason(&e))
+                    });
+                if let Err(msg) = written {
+                    messages.push(Message::Plain(format!(
+                        "{}: error: {msg}\n",
+                        file.display()
+                    )));
+                    return HostReport {
+                        failed: true,
+                        messages,
+                    };
+                }
+                HostReport {
+                    failed: false,
+                    messages,
+                }
+            }
+            Err(f) => {
+                messages.extend(f.warnings.iter().map(diagnostic));
+                messages.extend(f.errors.iter().map(diagnostic));
+                HostReport {
+                    failed: true,
+                    messages,
+                }
+            }
+        }
+    }
+}
+
+/// All hosts' messages in the inputs' order, a diagnostic that several hosts share printed
+/// once (where the first of them had it), each with a note naming the configurations it
+/// occurred in, unless it is located in the one host's own file.
+fn merge(files: &[PathBuf], reports: &[HostReport], color: bool) -> String {
+    enum Entry<'r> {
+        Diagnostic {
+            text: &'r str,
+            own: bool,
+            hosts: Vec<&'r Path>,
+        },
+        Plain(&'r str),
+    }
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (file, report) in files.iter().zip(reports) {
+        for message in &report.messages {
+            match message {
+                Message::Plain(text) => entries.push(Entry::Plain(text)),
+                Message::Diagnostic { text, own } => match seen.get(text.as_str()) {
+                    Some(&i) => {
+                        if let Some(Entry::Diagnostic { hosts, .. }) = entries.get_mut(i) {
+                            // A host with the same diagnostic twice is named once.
+                            if hosts.last() != Some(&file.as_path()) {
+                                hosts.push(file);
+                            }
+                        }
+                    }
+                    None => {
+                        seen.insert(text, entries.len());
+                        entries.push(Entry::Diagnostic {
+                            text,
+                            own: *own,
+                            hosts: vec![file],
+                        });
+                    }
+                },
+            }
+        }
+    }
+    let mut out = String::new();
+    for entry in entries {
+        match entry {
+            Entry::Plain(text) => out.push_str(text),
+            Entry::Diagnostic { text, own, hosts } => {
+                // A batch of one, or a diagnostic in the one host's own file, needs no note.
+                let note = (files.len() > 1 && !(own && hosts.len() == 1)).then(|| {
+                    let paint = |code: &str, text: &str| {
+                        if color {
+                            format!("\x1b[{code}m{text}\x1b[0m")
+                        } else {
+                            text.to_string()
+                        }
+                    };
+                    format!(
+                        "  {} in the configuration{} of {}\n",
+                        paint("1;34", "= note:"),
+                        if hosts.len() == 1 { "" } else { "s" },
+                        list_files(&hosts)
+                    )
+                });
+                for line in text.split_inclusive('\n') {
+                    if line.contains(CONFIGURATIONS) {
+                        if let Some(note) = &note {
+                            out.push_str(note);
+                        }
+                    } else {
+                        out.push_str(line);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `a.cf2, b.cf2`; past [`LISTED`] files, `a.cf2, ..., j.cf2 and 5 more`.
+fn list_files(files: &[&Path]) -> String {
+    let mut text = files
+        .iter()
+        .take(LISTED)
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if files.len() > LISTED {
+        text.push_str(&format!(" and {} more", files.len() - LISTED));
+    }
+    text
 }
 
 fn stem(file: &Path) -> String {

@@ -84,7 +84,8 @@ pub struct CompileArgs {
     projects: Vec<String>,
 
     /// The function path: directories holding custom function modules (NAME.lua),
-    /// colon-separated. Repeatable; searched in order, before CF2_FUNCTION_PATH.
+    /// colon-separated, each of which must exist. Repeatable; searched in order, before
+    /// CF2_FUNCTION_PATH.
     #[arg(short = 'F', long = "function-path", value_name = "DIR:DIR...")]
     function_path: Vec<String>,
 
@@ -309,7 +310,9 @@ pub fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
+/// The options, and the directories of `CF2_FUNCTION_PATH` that do not exist (named in an
+/// "unknown function" error, see [`explain`]).
+fn options(args: &CompileArgs) -> Result<(cf2::Options, Vec<PathBuf>), String> {
     let mut opts = cf2::Options {
         include_private: args.private,
         trace: args.debug.iter().any(|d| d == "eval"),
@@ -321,10 +324,34 @@ fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
     };
     let mut function_dirs = Vec::new();
     for path in &args.function_path {
-        function_dirs.extend(cf2_lua::LuaFunctions::parse_path(path));
+        for dir in cf2_lua::LuaFunctions::parse_path(path) {
+            // A directory given on the command line is meant to be there: a typo
+            // (`-F fucntions`) would otherwise surface as "unknown function" at an
+            // innocent call.
+            if !dir.is_dir() {
+                let what = if dir.exists() {
+                    "is not a directory"
+                } else {
+                    "does not exist"
+                };
+                return Err(format!(
+                    "-F `{path}`: the function directory `{}` {what}",
+                    dir.display()
+                ));
+            }
+            function_dirs.push(dir);
+        }
     }
+    // The environment's path is skipped where a directory is missing, as PATH is; an
+    // "unknown function" error says so.
+    let mut missing = Vec::new();
     if let Ok(path) = std::env::var("CF2_FUNCTION_PATH") {
-        function_dirs.extend(cf2_lua::LuaFunctions::parse_path(&path));
+        for dir in cf2_lua::LuaFunctions::parse_path(&path) {
+            if !dir.is_dir() {
+                missing.push(dir.clone());
+            }
+            function_dirs.push(dir);
+        }
     }
     if !function_dirs.is_empty() {
         opts.functions
@@ -343,7 +370,29 @@ fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
         };
         opts.projects.push((name.to_string(), PathBuf::from(dir)));
     }
-    Ok(opts)
+    Ok((opts, missing))
+}
+
+/// Adds to `d` what only the command line knows: an unknown function may be a module in a
+/// directory of `CF2_FUNCTION_PATH` that does not exist (`missing`).
+pub fn explain(d: &cf2::Diagnostic, missing: &[PathBuf]) -> cf2::Diagnostic {
+    let mut d = d.clone();
+    if !missing.is_empty() && d.is_error() && d.message.starts_with("unknown function `") {
+        let dirs: Vec<String> = missing
+            .iter()
+            .map(|m| format!("`{}`", m.display()))
+            .collect();
+        let (these, exist) = if dirs.len() == 1 {
+            ("directory", "does not exist")
+        } else {
+            ("directories", "do not exist")
+        };
+        d.notes.push(format!(
+            "the function path {these} {} (from CF2_FUNCTION_PATH) {exist}",
+            dirs.join(", ")
+        ));
+    }
+    d
 }
 
 /// gpg and KeePass settings (docs/security.md).
@@ -377,7 +426,7 @@ fn security(args: &CompileArgs) -> Result<cf2::Security, String> {
 }
 
 fn compile(args: CompileArgs) -> ExitCode {
-    let opts = match options(&args) {
+    let (opts, missing) = match options(&args) {
         Ok(o) => o,
         Err(e) => return usage_error(&e),
     };
@@ -392,10 +441,10 @@ fn compile(args: CompileArgs) -> ExitCode {
         if !args.outputs.is_empty() {
             return usage_error("-o and --out-dir cannot be used together");
         }
-        return batch::run(&args, &opts, security);
+        return batch::run(&args, &opts, &missing, security);
     }
     if args.files.len() > 1 {
         return usage_error("several files need --out-dir DIR (one output per input)");
     }
-    output::single(&args, &opts, security)
+    output::single(&args, &opts, &missing, security)
 }

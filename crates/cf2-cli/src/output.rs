@@ -28,6 +28,14 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
     if name.is_empty() {
         return Err(format!("-o `{spec}`: the output name is empty"));
     }
+    // `-o web.json:`: a path forgotten, not the whole configuration (that is `-o web.json`).
+    if path.is_empty() && spec.contains(':') {
+        return Err(format!(
+            "-o `{spec}`: the resource path after `:` is empty\n\
+             hint: `-o {name}` writes the whole configuration, `-o {name}:Web.Ports` the \
+             resource `Web.Ports`"
+        ));
+    }
     // `a.`, `a..b`, `.a`: no resource has an empty name (a selector is a name or a number).
     if !path.is_empty() && path.split('.').any(str::is_empty) {
         return Err(format!(
@@ -52,7 +60,13 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
     })
 }
 
-pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> ExitCode {
+/// `missing`: the directories of `CF2_FUNCTION_PATH` that do not exist ([`crate::explain`]).
+pub fn single(
+    args: &CompileArgs,
+    opts: &cf2::Options,
+    missing: &[PathBuf],
+    security: cf2::Security,
+) -> ExitCode {
     let specs: Vec<String> = if args.outputs.is_empty() {
         vec!["-".to_string()]
     } else {
@@ -88,7 +102,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
                 eprint!("{}", w.render(loader, color));
             }
             for d in &f.errors {
-                eprint!("{}", d.render(loader, color));
+                eprint!("{}", crate::explain(d, missing).render(loader, color));
             }
             return ExitCode::from(1);
         }

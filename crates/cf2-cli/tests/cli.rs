@@ -373,6 +373,79 @@ fn out_dir_failure_is_exit_1_and_keeps_the_good_outputs() {
     assert!(!dir.path().join("out/bad.json").exists());
 }
 
+/// D06: many hosts failing on one aspect: the diagnostic once, the note and the summary
+/// name the first ten hosts (in the order given, whatever thread finished first) and count
+/// the rest.
+#[test]
+fn out_dir_shared_error_is_printed_once_naming_the_hosts() {
+    let dir = project("Hostname => ok\n");
+    fs::write(dir.path().join("web.cf2"), "A => $Nope\n").unwrap();
+    let mut args = vec!["compile".to_string(), "main.cf2".to_string()];
+    for i in (1..=12).rev() {
+        let name = format!("h{i:02}.cf2");
+        fs::write(dir.path().join(&name), "import(web)\n").unwrap();
+        args.push(name);
+    }
+    args.extend(["--out-dir", "out", "-j", "4"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = cf2(dir.path(), &args);
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    let first_ten = "h12.cf2, h11.cf2, h10.cf2, h09.cf2, h08.cf2, h07.cf2, h06.cf2, h05.cf2, \
+                     h04.cf2, h03.cf2 and 2 more";
+    assert!(
+        err.contains(&format!("= note: in the configurations of {first_ten}\n")),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(&format!(
+            "cf2: 12 of 13 configurations failed to compile: {first_ten}\n"
+        )),
+        "{err}"
+    );
+    assert!(dir.path().join("out/main.json").exists());
+    // The same bytes on every run.
+    for _ in 0..3 {
+        assert_eq!(stderr(&cf2(dir.path(), &args)), err);
+    }
+}
+
+/// D21: a `-F` directory that is not there is a typo, reported before compiling rather
+/// than as an unknown function at an innocent call.
+#[test]
+fn missing_function_directory_is_a_usage_error() {
+    let dir = project("Net => cidr('10.0.0.0/8')\n");
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-F", "fucntions"]);
+    assert_usage_error(
+        dir.path(),
+        &o,
+        "cf2: -F `fucntions`: the function directory `fucntions` does not exist",
+    );
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-F", ".:main.cf2"]);
+    assert_usage_error(
+        dir.path(),
+        &o,
+        "the function directory `main.cf2` is not a directory",
+    );
+}
+
+/// D32: `-o web.json:` is a path forgotten; the whole configuration is `-o web.json`.
+#[test]
+fn empty_path_after_colon_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "web.json:"]);
+    assert_usage_error(
+        dir.path(),
+        &o,
+        "cf2: -o `web.json:`: the resource path after `:` is empty\n\
+         hint: `-o web.json` writes the whole configuration, `-o web.json:Web.Ports` the \
+         resource `Web.Ports`",
+    );
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "-.json:"]);
+    assert_usage_error(dir.path(), &o, "the resource path after `:` is empty");
+}
+
 #[test]
 fn diagnostics_start_with_file_line_column() {
     let dir = project("A => 1\nB => $Nope\n");

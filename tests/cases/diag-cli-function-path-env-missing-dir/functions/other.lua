@@ -1,0 +1,1 @@
+return { proto = { "TEXT" }, eval = function(args) return args[1] end }

@@ -121,6 +121,33 @@ impl<'a> Evaluator<'a> {
             Some(slot) => self.force(slot),
             None => {
                 let mut err = self.missing_member(root, &id.name, id.span, "resource");
+                // A file imported into a block (or as a value) sees that block only
+                // (clarifications §3): say so when the name is a top-level resource.
+                let top = self
+                    .blocks
+                    .iter()
+                    .position(|b| matches!(b.place, crate::model::Place::Top))
+                    .map(|i| BlockId(i as u32));
+                if let Some(top) = top.filter(|t| *t != root) {
+                    if self.block(top).members.contains_key(&*id.name) {
+                        let inside = self.block_path(root);
+                        let inside = if inside.is_empty() {
+                            "a value".to_string()
+                        } else {
+                            format!("`{inside}`")
+                        };
+                        err.diag = Box::new(
+                            err.diag
+                                .clone()
+                                // No hint to widen what the file sees: that is how a
+                                // file is delegated a part of the configuration (§5.1).
+                                .note(format!(
+                                    "`{}` is a top-level resource, but this file is imported into {inside}, and a reference in it sees only that block (reference §5.1)",
+                                    id.name
+                                )),
+                        );
+                    }
+                }
                 if let Some(params) = &self.scope(sc).params {
                     if let Some(p) = cf2_syntax::diagnostic::did_you_mean(
                         &id.name,
@@ -276,7 +303,7 @@ impl<'a> Evaluator<'a> {
                         .is_some_and(|c| c.is_alphabetic() || c == '_')
                 {
                     d = d.hint(format!(
-                        "a reference to a resource starts with `$`: `${written}`"
+                        "a reference to a resource starts with `$` (`${written}`); text holding a `.` must be quoted (`'{written}'`)"
                     ));
                 }
                 Err(EvalError::new(d))

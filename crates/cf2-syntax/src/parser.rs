@@ -27,7 +27,7 @@ use crate::ast::{
     BinaryOp, Call, Expr, ExprKind, File, Ident, If, Import, MacroDef, Mutation, MutationOp,
     Number, Part, ResourceDef, Statement, UnaryOp,
 };
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::lexer::{is_keyword, string_end, unescape, Lexer, Stop, Tok, Token};
 use crate::span::{FileId, Span};
 use std::sync::Arc;
@@ -195,6 +195,18 @@ enum E<'x> {
     InterpName(Token),
     InterpUnclosed(usize),
     InterpExpected(Token, usize),
+    /// (the mutation operator, the resource, the value read from a later line if any)
+    MissingValue(Span, &'x [Ident], Option<Span>),
+    /// A statement starting with a quoted text (a JSON member, `"port": 9100`?).
+    QuotedName(Token),
+    /// A statement starting with `then` or `else`.
+    StrayBranch(Token),
+    /// A `/*`.
+    BlockComment(Token),
+    /// (the `${`, the `$` of another `${` met before its `}`)
+    InterpNotClosed(usize, Token),
+    /// (`then` or `else`, the branch value, the mutation operator after it)
+    BranchDefinition(Token, Span, Token),
 }
 
 struct Parser<'a> {
@@ -288,12 +300,29 @@ impl<'a> Parser<'a> {
             t = self.lex.peek_nth(i);
         }
         let starts_element = self.mode == Mode::List && matches!(t.kind, Tok::Minus | Tok::Slash);
-        if pred(self, t) && !starts_element {
+        // A line starting with `/*` is a (mistaken) comment, not a division.
+        let block_comment = t.kind == Tok::Slash && self.slash_star(t);
+        if pred(self, t) && !starts_element && !block_comment {
             self.skip_nl();
             true
         } else {
             false
         }
+    }
+
+    /// True if the token after the next one continues a resource definition (`=>`, `~>`,
+    /// `~`, `.`): the next word is meant as a resource name.
+    fn starts_definition_after_keyword(&mut self) -> bool {
+        let t = self.lex.peek_nth(1);
+        is_mutation_op(self, t) || t.kind == Tok::Dot
+    }
+
+    /// True if the `/` token `t` is the start of `/*`.
+    fn slash_star(&self, t: Token) -> bool {
+        self.lex
+            .src()
+            .get(t.end..)
+            .is_some_and(|r| r.starts_with('*'))
     }
 
     fn is_word(&self, t: Token, w: &str) -> bool {
@@ -438,8 +467,17 @@ impl<'a> Parser<'a> {
                     let ends = matches!(n.kind, Tok::Newline | Tok::Comma | Tok::Eof)
                         || (in_block && n.kind == Tok::RBrace);
                     if !ends {
-                        self.no_separator_error(n, base);
+                        let text_run = self.no_separator_error(n, base);
                         self.recover(h0, in_block);
+                        // Unquoted text with a comma in it (`Welcome to web1, authorised
+                        // users only`): one error, not one per comma.
+                        while text_run
+                            && self.lex.peek_nth(0).kind == Tok::Comma
+                            && !self.starts_definition(1)
+                        {
+                            self.lex.next_token();
+                            self.recover(h0, in_block);
+                        }
                     }
                 }
                 Err(Fail) => self.recover(h0, in_block),
@@ -468,12 +506,19 @@ impl<'a> Parser<'a> {
     }
 
     /// Reports [`E::NoSeparator`] after the last statement from `base` on in `self.stmts`.
+    /// Returns whether that statement's value is a bare word followed by another word: the
+    /// rest of the line is probably unquoted text.
     #[cold]
     #[inline(never)]
-    fn no_separator_error(&mut self, n: Token, base: usize) {
+    fn no_separator_error(&mut self, n: Token, base: usize) -> bool {
         let stmts = std::mem::take(&mut self.stmts);
-        self.fail(E::NoSeparator(n, stmts.get(base..).and_then(<[_]>::last)));
+        let last = stmts.get(base..).and_then(<[_]>::last);
+        self.fail(E::NoSeparator(n, last));
+        let text_run = matches!(n.kind, Tok::Word | Tok::Number)
+            && matches!(last, Some(Statement::Resource(r))
+                if r.mutations.last().is_some_and(|m| matches!(m.value.kind, ExprKind::Literal(_))));
         self.stmts = stmts;
+        text_run
     }
 
     /// Parses one statement onto `self.stmts`; returns the depth of its deepest value.
@@ -482,7 +527,7 @@ impl<'a> Parser<'a> {
         match t.kind {
             Tok::Word => match self.text(t) {
                 "if" => {
-                    self.if_expr()?;
+                    self.if_expr(true)?;
                     Ok(self.pop_statement())
                 }
                 "import" => {
@@ -491,6 +536,10 @@ impl<'a> Parser<'a> {
                 }
                 "def" => self.macro_def(),
                 "private" => self.resource(),
+                // `else => 1` names a resource; `else { ... }` is a stranded branch.
+                "then" | "else" if !self.starts_definition_after_keyword() => {
+                    Err(self.fail(E::StrayBranch(t)))
+                }
                 "then" | "else" | "true" | "false" => Err(self.fail(E::KeywordName(t))),
                 _ if self.lex.peek_nth(1).kind == Tok::LParen => {
                     self.call()?;
@@ -500,6 +549,18 @@ impl<'a> Parser<'a> {
             },
             Tok::Ref => Err(self.fail(E::StatementRef(t))),
             Tok::RBrace | Tok::RParen | Tok::RBracket => Err(self.fail(E::Unmatched(t))),
+            Tok::Slash if self.slash_star(t) => {
+                self.fail(E::BlockComment(t));
+                // One error for the whole comment: resume after its `*/`.
+                let src = self.lex.src();
+                let end = src
+                    .get(t.end + 1..)
+                    .and_then(|r| r.find("*/"))
+                    .map_or(src.len(), |i| t.end + 1 + i + 2);
+                self.lex.reset(end);
+                Err(Fail)
+            }
+            Tok::DQuote | Tok::SQuoted => Err(self.fail(E::QuotedName(t))),
             _ => Err(self.fail(E::Expected(
                 t,
                 "a resource definition (`Name => value`) or a statement",
@@ -563,8 +624,25 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.mutation_op(&mut mutations)?;
+            let op = mutations
+                .last()
+                .map_or(Span::new(self.file, 0, 0), |m| m.op_span);
             self.skip_nl();
-            failed = self.binary(P_OR).is_err();
+            let next = self.lex.peek_nth(0);
+            if matches!(next.kind, Tok::Eof | Tok::RBrace | Tok::Comma) {
+                // `Memory =>` at the end of the file or block: say which resource.
+                self.fail(E::MissingValue(op, &path, None));
+                failed = true;
+            } else {
+                failed = self.binary(P_OR).is_err();
+                if !failed && self.swallowed_definition(op) {
+                    let value = self.vals.last().map(|n| n.expr.span);
+                    self.fail(E::MissingValue(op, &path, value));
+                    failed = true;
+                    // Resume at the line read as the value: it is a definition of its own.
+                    self.lex.reset(op.end as usize);
+                }
+            }
             // After an error, keep the resource (so later stages know it exists), valued as
             // an error.
             depth = depth.max(self.pop_mutation(&mut mutations, failed));
@@ -605,6 +683,33 @@ impl<'a> Parser<'a> {
             path.push(self.ident("resource names", "a resource name after `.`")?);
         }
         Ok(private)
+    }
+
+    /// True if the value just parsed (on top of the value stack) after the mutation
+    /// operator `op` is a name that starts on a later line than `op` and is followed, on its line, by
+    /// another mutation operator: `Memory =>` with its value forgotten, then
+    /// `Location => 'rack 4'` on the next line, which would otherwise read as the chain
+    /// `Memory => Location => 'rack 4'`.
+    #[inline(never)]
+    fn swallowed_definition(&mut self, op: Span) -> bool {
+        let next = self.lex.peek_nth(0);
+        if !is_mutation_op(self, next) {
+            return false;
+        }
+        // Only a name (`Location`, `Web.Port`) is a definition read as a value: a chain
+        // whose first value is on the next line (`X =>` then `[a] ~(append)> [b]`) stays.
+        let Some(start) = self
+            .vals
+            .last()
+            .filter(|n| is_name_path(&n.expr))
+            .map(|n| n.expr.span.start as usize)
+        else {
+            return false;
+        };
+        let src = self.lex.src();
+        let gap = src.get(op.end as usize..start).unwrap_or("");
+        let on_value_line = src.get(start..next.start).unwrap_or("\n");
+        gap.contains('\n') && !on_value_line.contains('\n')
     }
 
     #[inline(never)]
@@ -1050,7 +1155,7 @@ impl<'a> Parser<'a> {
 
     fn word_value(&mut self, t: Token, selector: bool) -> R<()> {
         match self.text(t) {
-            "if" => return self.if_expr(),
+            "if" => return self.if_expr(false),
             "import" => return self.import(),
             "true" | "false" => {
                 self.bump();
@@ -1273,7 +1378,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `if ( Expr ) then Expr ( else Expr )?`; the next token is `if`.
-    fn if_expr(&mut self) -> R<()> {
+    fn if_expr(&mut self, stmt: bool) -> R<()> {
         let kw = self.bump();
         self.enter(kw)?;
         self.skip_nl();
@@ -1291,13 +1396,44 @@ impl<'a> Parser<'a> {
         self.lex.next_token();
         self.skip_nl();
         self.binary(P_OR)?;
+        self.branch_definition(then_kw, stmt)?;
         if self.cont(is_else) {
-            self.bump();
+            let else_kw = self.bump();
             self.skip_nl();
             self.binary(P_OR)?;
+            self.branch_definition(else_kw, stmt)?;
         }
         self.leave();
         self.reduce_if(kw, base)
+    }
+
+    /// After the branch of an `if` (after `kw`, `then` or `else`), on top of the value
+    /// stack: an error if it is a name followed by a mutation operator, i.e. a definition
+    /// written as a branch without `{ }` — where that cannot be a chain of mutations (in an
+    /// `if` statement), or where the name starts a later line than `kw` (a multi-line
+    /// branch without braces).
+    #[inline(never)]
+    fn branch_definition(&mut self, kw: Token, stmt: bool) -> R<()> {
+        let op = self.lex.peek_nth(0);
+        if !is_mutation_op(self, op) {
+            return Ok(());
+        }
+        let Some(branch) = self.vals.last().map(|n| &n.expr) else {
+            return Ok(());
+        };
+        if !is_name_path(branch) {
+            return Ok(());
+        }
+        let span = branch.span;
+        let later_line = self
+            .lex
+            .src()
+            .get(kw.end..span.start as usize)
+            .is_some_and(|gap| gap.contains('\n'));
+        if stmt || later_line {
+            return Err(self.fail(E::BranchDefinition(kw, span, op)));
+        }
+        Ok(())
     }
 
     #[inline(never)]
@@ -1395,6 +1531,10 @@ impl<'a> Parser<'a> {
         self.push_ref(t.start, name_end);
         while self.peek().kind == Tok::Dot {
             let dot = self.bump();
+            let next = self.peek();
+            if next.kind == Tok::Dollar {
+                return Err(self.fail(E::InterpNotClosed(dollar, next)));
+            }
             self.value(true)?;
             self.reduce_select(dot)?;
         }
@@ -1573,9 +1713,17 @@ impl<'a> Parser<'a> {
                     t,
                     &format!("`=>`, `~>` or `~(name)>` after the resource name `{}`", dotted(path)),
                 );
+                let adjacent = |c: char| self.lex.src().get(t.end..).is_some_and(|r| r.starts_with(c));
                 match t.kind {
                     Tok::Assign | Tok::Ge => d.hint("a resource is assigned with `=>`, e.g. `Name => value`"),
                     Tok::Newline | Tok::Eof => d.hint("a resource needs a value, e.g. `Name => value`"),
+                    Tok::Minus if adjacent('>') => d.hint("a resource is defined with `=>`, not `->`, e.g. `Name => value`"),
+                    Tok::Word | Tok::Ref => match path {
+                        [one] if did_you_mean(&one.name, ["private"]).is_some() => {
+                            d.hint(format!("did you mean `private`? (`private {} => ...`)", self.text(t)))
+                        }
+                        _ => d,
+                    },
                     _ => d,
                 }
             }
@@ -1640,19 +1788,43 @@ impl<'a> Parser<'a> {
                     .with_label("too large")
                     .note(format!("integers must lie between {} and {}", i64::MIN, i64::MAX))
             }
-            E::DollarNoName(t) => self
-                .expected(t, "a resource name after `$`")
-                .hint("a reference is written `$Name`, with no space after `$`"),
+            E::DollarNoName(t) => {
+                let d = self.expected(t, "a resource name after `$`");
+                if t.kind != Tok::LBrace {
+                    return d.hint("a reference is written `$Name`, with no space after `$`");
+                }
+                // `${Web.Port}` outside a string.
+                let inner = self
+                    .lex
+                    .src()
+                    .get(t.end..)
+                    .and_then(|r| r.split('}').next())
+                    .filter(|w| {
+                        !w.is_empty()
+                            && w.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                    })
+                    .unwrap_or("Name");
+                d.hint(format!(
+                    "`${{...}}` interpolates inside a string; outside one write `${inner}`"
+                ))
+            }
             E::UnclosedLiteral(t) => Diagnostic::error("this literal is never closed: there is no matching `'`")
                 .at(self.tspan(t))
                 .with_label("opening quote")
                 .hint("add a `'` where the text ends; write `\\'` for a quote inside it"),
             E::ValueExpected(t) => {
                 let d = self.expected(t, "a value");
-                if t.kind == Tok::Tilde {
-                    d.hint("a regular expression match is written `=~`")
-                } else {
-                    d
+                let after_slash = t
+                    .start
+                    .checked_sub(1)
+                    .and_then(|i| self.lex.src().get(i..t.start))
+                    == Some("/");
+                match t.kind {
+                    Tok::Tilde => d.hint("a regular expression match is written `=~`"),
+                    Tok::Star if after_slash => {
+                        d.hint("comments start with `//`; CF2 has no `/* */` comments")
+                    }
+                    _ => d,
                 }
             }
             E::EmptyBrackets(t) => self.expected(t, "an expression inside `( )`"),
@@ -1707,11 +1879,116 @@ impl<'a> Parser<'a> {
                 .at(self.span(dollar, dollar + 2))
                 .with_label("interpolation starts here")
                 .hint(format!("end it with `}}`, e.g. `${{Name}}`; {NOT_INTERP}")),
+            E::QuotedName(t) => self.quoted_name(t),
+            E::MissingValue(op, path, value) => self.missing_value(op, path, value),
+            E::StrayBranch(t) => {
+                let kw = self.text(t);
+                Diagnostic::error(format!("this `{kw}` has no `if`"))
+                    .at(self.tspan(t))
+                    .with_label(format!("`{kw}` outside an `if`"))
+                    .note("a branch of `if` ends at the end of its line, or at the end of its first definition")
+                    .hint("a branch holding several resources needs `{ ... }`: `if (...) then { A => 1, B => 2 } else { ... }`")
+            }
+            E::BlockComment(t) => Diagnostic::error("expected a resource definition (`Name => value`) or a statement, found `/*`")
+                .at(self.span(t.start, t.start + 2))
+                .with_label("not a comment")
+                .hint("comments start with `//`; CF2 has no `/* */` comments"),
+            E::InterpNotClosed(dollar, next) => {
+                let inner = self
+                    .lex
+                    .src()
+                    .get(dollar..next.start)
+                    .unwrap_or("${")
+                    .trim_end()
+                    .trim_end_matches('.');
+                Diagnostic::error("this `${` is not closed: expected `}` before the next `${`")
+                    .at(self.span(dollar, dollar + 2))
+                    .with_label("interpolation starts here")
+                    .also(self.span(next.start, next.start + 1), "the next interpolation starts here")
+                    .hint(format!("end each interpolation with `}}`, e.g. `{inner}}}`"))
+            }
+            E::BranchDefinition(kw, branch, op) => {
+                let src = self.lex.src();
+                let name = src.get(branch.start as usize..branch.end as usize).unwrap_or("Name");
+                let op_text = src.get(op.start..op.end).unwrap_or("=>");
+                let kw_text = self.text(kw);
+                Diagnostic::error(format!(
+                    "a definition cannot be a branch of `if` without `{{ }}`: `{name} {op_text} ...` after `{kw_text}`"
+                ))
+                .at(self.tspan(op))
+                .with_label("a definition")
+                .also(branch, format!("read as the value of the `{kw_text}` branch"))
+                .hint(format!(
+                    "a branch holding resources must be a block: `{kw_text} {{ {name} {op_text} ... }}`"
+                ))
+            }
             E::InterpExpected(t, dollar) => self
                 .expected(t, "`.` or `}` in `${...}`")
                 .also(self.span(dollar, dollar + 2), "the interpolation starts here")
                 .note("only a reference with selectors can be interpolated, e.g. `${Name.member}`"),
         }
+    }
+
+    /// A statement starting with a quoted text; if it is followed by `:` or `=>` and a
+    /// value, a hint shows it as a definition (`"port": 9100` is `port => 9100`).
+    fn quoted_name(&self, t: Token) -> Diagnostic {
+        let d = self.expected(t, "a resource definition (`Name => value`) or a statement");
+        let src = self.lex.src();
+        let end = if t.kind == Tok::DQuote {
+            string_end(src, t.end).unwrap_or(t.end)
+        } else {
+            t.end
+        };
+        let name = src
+            .get(t.start + 1..end.saturating_sub(1).max(t.start + 1))
+            .unwrap_or("");
+        let rest = src.get(end..).and_then(|r| r.lines().next()).unwrap_or("");
+        let rest = rest.trim_start();
+        let value = rest
+            .strip_prefix("=>")
+            .or_else(|| rest.strip_prefix(':'))
+            .map(|v| v.trim().trim_end_matches(',').trim_end());
+        match value {
+            Some(v) if !name.is_empty() && !v.is_empty() => {
+                let v = if v == "{" { "{ ..." } else { v };
+                d.hint(format!(
+                    "resource names are not quoted: `{} => {}`",
+                    shorten(name),
+                    shorten(v)
+                ))
+            }
+            _ => d,
+        }
+    }
+
+    /// A mutation operator with no value after it; `value` is what was read as its value
+    /// from a later line (the start of another definition).
+    fn missing_value(&self, op: Span, path: &[Ident], value: Option<Span>) -> Diagnostic {
+        let src = self.lex.src();
+        let op_text = src.get(op.start as usize..op.end as usize).unwrap_or("=>");
+        let name = dotted(path);
+        let d = Diagnostic::error(format!("expected a value for `{name}` after `{op_text}`"))
+            .at(op)
+            .with_label("no value after this")
+            .resource(name.clone());
+        let Some(value) = value else {
+            return d.hint(format!(
+                "give `{name}` a value, e.g. `{name} {op_text} value`"
+            ));
+        };
+        let line_start = src
+            .get(..value.start as usize)
+            .and_then(|s| s.rfind('\n'))
+            .map_or(0, |i| i + 1);
+        let line = src
+            .get(line_start..)
+            .and_then(|s| s.lines().next())
+            .unwrap_or("")
+            .trim();
+        d.also(value, "read as its value").hint(format!(
+            "the next line `{}` was read as the value of `{name}`; is a value missing?",
+            shorten(line)
+        ))
     }
 
     /// A missing closing bracket: at the opening bracket when the file ends, otherwise at
@@ -1728,6 +2005,12 @@ impl<'a> Parser<'a> {
         let d = self
             .expected(found, expected)
             .also(self.tspan(open), format!("the {name} starts here"));
+        if found.kind == Tok::Assign && open.kind == Tok::LParen {
+            return d.hint("`=` does not compare: write `==`, e.g. `if ($Hostname == web1)`");
+        }
+        if let Some(h) = self.foreign_hint(found) {
+            return d.hint(h);
+        }
         if matches!(found.kind, Tok::Arrow | Tok::MergeArrow) {
             let closer = match open.kind {
                 Tok::LParen => ")",
@@ -1740,6 +2023,22 @@ impl<'a> Parser<'a> {
         } else {
             d
         }
+    }
+
+    /// A hint for a word from another language at `t`, or just before it (`not $x`).
+    fn foreign_hint(&self, t: Token) -> Option<&'static str> {
+        if t.kind == Tok::Word {
+            if let Some(h) = foreign_word_hint(self.text(t)) {
+                return Some(h);
+            }
+        }
+        let before = self.lex.src().get(..t.start)?;
+        let line = before.rsplit('\n').next().unwrap_or("").trim_end();
+        let word = line
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or("");
+        (word == "not" || word == "NOT").then_some("logical 'not' is written `!`, e.g. `!$x`")
     }
 
     /// A statement followed by something other than a separator.
@@ -1764,8 +2063,27 @@ impl<'a> Parser<'a> {
             _ => None,
         };
         let Some(v) = last_value else {
-            return d;
+            return match self.foreign_hint(n) {
+                Some(h) => d.hint(h),
+                None => d,
+            };
         };
+        if !matches!(v.kind, ExprKind::Literal(_) | ExprKind::String(_)) {
+            if let Some(h) = self.foreign_hint(n) {
+                return d.hint(h);
+            }
+        }
+        if let (ExprKind::Regex(_), Tok::Word) = (&v.kind, n.kind) {
+            if n.start == v.span.end as usize {
+                // `/var/log/nginx`: `/var/` read as a regular expression.
+                let src = self.lex.src();
+                let path = src
+                    .get(v.span.start as usize..)
+                    .and_then(|r| r.split(|c: char| c.is_whitespace() || c == ',').next())
+                    .unwrap_or("/path");
+                return d.hint(format!("a path must be quoted: `'{}'`", shorten(path)));
+            }
+        }
         let spans_lines = self
             .lex
             .src()
@@ -1793,6 +2111,26 @@ impl<'a> Parser<'a> {
             _ => d,
         }
     }
+}
+
+/// A bare word, or bare words joined by `.`: what a resource path reads as in value position.
+fn is_name_path(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(_) => true,
+        ExprKind::Select(base, sel) => is_name_path(base) && is_name_path(sel),
+        _ => false,
+    }
+}
+
+/// A hint for a word from another language where an operator or keyword was expected.
+fn foreign_word_hint(w: &str) -> Option<&'static str> {
+    Some(match w {
+        "and" | "AND" => "logical 'and' is written `&&`",
+        "or" | "OR" => "logical 'or' is written `||`",
+        "not" | "NOT" => "logical 'not' is written `!`",
+        "elif" | "elsif" | "elseif" => "write `else if (...) then ...`",
+        _ => return None,
+    })
 }
 
 fn dotted(path: &[Ident]) -> String {

@@ -885,7 +885,7 @@ fn error_messages() {
         ("A.if => 1", "expected a resource name after `.`, found the keyword `if`"),
         ("X", "expected `=>`, `~>` or `~(name)>` after the resource name `X`, found the end of the file"),
         ("X\nY => 1", "expected `=>`, `~>` or `~(name)>` after the resource name `X`, found the end of the line"),
-        ("X => ", "expected a value, found the end of the file"),
+        ("X => ", "expected a value for `X` after `=>`"),
         ("X => if", "expected `(` after `if`, found the end of the file"),
         ("X => 1 2", "expected a newline or `,` after the definition of `X`, found `2`"),
         ("X => two words", "expected a newline or `,` after the definition of `X`, found `words`"),

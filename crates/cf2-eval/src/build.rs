@@ -732,11 +732,18 @@ impl<'a> Evaluator<'a> {
             _ => false,
         };
         for (name, read_at, runner) in reads {
-            let conflicting = defs.iter().find(|d| {
+            let is_conflict = |d: &&InlineDef<'a>| {
                 *d.name == **name
                     && !(contains(d.container, runner.node)
                         && (d.batch <= initial || comes_only_with(d.container, runner.node)))
-            });
+            };
+            // Shown at a definition in the reading file if there is one (an `if` capping
+            // what it reads, `if ($M > 8) then { M => 8 }`): that is what its author wrote.
+            let conflicting = defs
+                .iter()
+                .filter(is_conflict)
+                .find(|d| d.at.file == read_at.file)
+                .or_else(|| defs.iter().find(is_conflict));
             if let Some(InlineDef { at: def_at, .. }) = conflicting {
                 let mut resource = self.block_path(b);
                 if !resource.is_empty() {

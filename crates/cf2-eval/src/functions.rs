@@ -381,6 +381,8 @@ impl<'a> Evaluator<'a> {
         let file = self.scope(sc).file;
         let mut names: Vec<String> = STANDARD.iter().map(|s| s.to_string()).collect();
         names.extend(self.opts.functions.names());
+        // `improt(base)` is a call of an unknown function.
+        names.push("import".to_string());
         if let Some(f) = self.file(file) {
             names.extend(f.ast.macros.iter().map(|m| m.name.name.to_string()));
         }

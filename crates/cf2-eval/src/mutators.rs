@@ -143,6 +143,13 @@ impl<'a> Evaluator<'a> {
                     ),
                 _ => e.at(d.map(|d| ev.def(d).site).unwrap_or(at)),
             };
+            // `Packages ~(union)> vim`: one element meant as a list.
+            let e = match (want, v) {
+                ("a list", Val::Lit(_) | Val::Str(_) | Val::Num(_)) if below.is_none() => e.hint(
+                    format!("write a list, even of one element: `[{}]`", v.describe()),
+                ),
+                _ => e,
+            };
             EvalError::new(e)
         };
         let mut all: Vec<(Option<DefId>, Val)> =

@@ -62,7 +62,16 @@ impl<'a> Evaluator<'a> {
         imp: &'a ast::Import,
         sc: ScopeId,
     ) -> R<Option<Imported>> {
-        let v = self.eval(&imp.path, sc)?;
+        let v = self.eval(&imp.path, sc).map_err(|mut e| {
+            // `import(aspects/web)`: a path left unquoted reads as a division.
+            if let ast::ExprKind::Binary(ast::BinaryOp::Div, ..) = imp.path.kind {
+                let written = self.source_text(imp.path.span);
+                e.diag.hint = Some(format!(
+                    "a file name holding `/` must be quoted: `import('{written}')`"
+                ));
+            }
+            e
+        })?;
         let name = match &v {
             Val::Lit(s) | Val::Str(s) => s.to_string(),
             other => {

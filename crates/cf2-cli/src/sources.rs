@@ -107,6 +107,10 @@ impl<H: Host> Host for Recorded<H> {
         Some(bytes)
     }
 
+    fn list_dir(&self, dir: &Path) -> Vec<String> {
+        self.host.list_dir(dir)
+    }
+
     fn env_var(&self, name: &str) -> Option<String> {
         self.host.env_var(name)
     }

@@ -31,6 +31,13 @@ pub trait Host: Sync {
         let _ = path;
         None
     }
+    /// The names in directory `dir` (files and directories), for "did you mean" when an
+    /// import is not found; never used to decide what is compiled. The default lists
+    /// nothing.
+    fn list_dir(&self, dir: &Path) -> Vec<String> {
+        let _ = dir;
+        Vec::new()
+    }
     /// An environment variable.
     fn env_var(&self, name: &str) -> Option<String>;
     /// IPv4 and IPv6 addresses of a host name (the system resolver).
@@ -248,6 +255,24 @@ impl Host for MemoryHost {
 
     fn read_file_unless_link(&self, path: &Path) -> Option<Vec<u8>> {
         self.read_file(path).ok()
+    }
+
+    fn list_dir(&self, dir: &Path) -> Vec<String> {
+        let dir = self.absolute(dir);
+        let mut names: Vec<String> = Vec::new();
+        for file in self.files.keys().filter(|f| f.starts_with(&dir)) {
+            let name = file
+                .strip_prefix(&dir)
+                .ok()
+                .and_then(|rest| rest.components().next())
+                .and_then(|c| c.as_os_str().to_str());
+            if let Some(name) = name {
+                if !names.iter().any(|n| n == name) {
+                    names.push(name.to_string());
+                }
+            }
+        }
+        names
     }
 
     fn env_var(&self, name: &str) -> Option<String> {

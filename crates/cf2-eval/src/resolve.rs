@@ -658,10 +658,73 @@ impl<'a> Evaluator<'a> {
                 "`{}` is there: gpg --clearsign adds `.asc` to the name; rename it to `{cf2}`",
                 asc.display()
             ));
+        } else if let Some(near) = self.similar_file(&dirs, &rel, cf2_ext) {
+            d = d.hint(format!("did you mean `{near}`?"));
         } else if cf2_ext && self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
             d = d.hint("set CF2PATH to a colon-separated list of directories to search");
         }
         Err(EvalError::new(d))
+    }
+
+    /// A name close to `rel` (`bsae` → `base`, `Base` → `base`, `aspect/web` →
+    /// `aspects/web`) that names a file in one of the directories searched, written as an
+    /// import would name it (without `.cf2` or `.kdbx`). Only for the message: nothing is
+    /// listed when the compile is confined to some directories (`--allow-dir`), so that a
+    /// suggestion cannot reveal names outside them.
+    fn similar_file(&self, dirs: &[PathBuf], rel: &str, cf2_ext: bool) -> Option<String> {
+        if !self.opts.allowed_dirs.is_empty() || rel.starts_with('/') {
+            return None;
+        }
+        let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
+        let strip = |n: &str| -> String {
+            if cf2_ext {
+                for ext in [".cf2", ".kdbx"] {
+                    if let Some(stem) = n.strip_suffix(ext) {
+                        return stem.to_string();
+                    }
+                }
+            }
+            n.to_string()
+        };
+        'dirs: for dir in dirs.iter().take(8) {
+            let mut at = dir.clone();
+            let mut chosen: Vec<String> = Vec::new();
+            for (i, part) in parts.iter().enumerate() {
+                let last = i + 1 == parts.len();
+                let names = self.host.list_dir(&at);
+                let shown: Vec<String> = if last {
+                    names.iter().map(|n| strip(n)).collect()
+                } else {
+                    names
+                };
+                let part = if last { strip(part) } else { part.to_string() };
+                let pick = if shown.contains(&part) {
+                    part.clone()
+                } else {
+                    match cf2_syntax::diagnostic::did_you_mean(
+                        &part,
+                        shown.iter().map(String::as_str),
+                    ) {
+                        Some(n) => n.to_string(),
+                        None => continue 'dirs,
+                    }
+                };
+                at = at.join(&pick);
+                chosen.push(pick);
+            }
+            // The last step must be a file (`import(aspect)` is not `aspects/`).
+            let file = ["cf2", "kdbx"].iter().filter(|_| cf2_ext).any(|ext| {
+                let mut with = at.clone().into_os_string();
+                with.push(".");
+                with.push(ext);
+                self.host.is_file(Path::new(&with))
+            }) || self.host.is_file(&at);
+            let near = chosen.join("/");
+            if file && near != rel && !near.is_empty() {
+                return Some(near);
+            }
+        }
+        None
     }
 
     /// Refuses a file the host protects (the compile's own credentials, `/proc/PID/...`),

@@ -54,6 +54,17 @@ impl Host for OsHost {
         Some(bytes)
     }
 
+    /// At most 10,000 names: a suggestion is not worth reading a huge directory.
+    fn list_dir(&self, dir: &Path) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        entries
+            .take(10_000)
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .collect()
+    }
+
     fn env_var(&self, name: &str) -> Option<String> {
         std::env::var(name).ok()
     }

@@ -54,6 +54,10 @@ impl<H: Host> Host for Secured<H> {
         self.host.read_file_unless_link(path)
     }
 
+    fn list_dir(&self, dir: &Path) -> Vec<String> {
+        self.host.list_dir(dir)
+    }
+
     fn env_var(&self, name: &str) -> Option<String> {
         self.host.env_var(name)
     }

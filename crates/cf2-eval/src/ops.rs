@@ -14,7 +14,7 @@ use crate::eval::Evaluator;
 use crate::model::ScopeId;
 use crate::secret::{mark, secret_origin};
 use crate::val::Val;
-use cf2_syntax::ast::{BinaryOp, Expr, UnaryOp};
+use cf2_syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::Number;
 use std::cmp::Ordering;
@@ -170,8 +170,42 @@ impl<'a> Evaluator<'a> {
         let lv = self.eval(l, sc)?;
         let rv = self.eval(r, sc)?;
         let origin = secret_origin([&lv, &rv]);
-        let result = self.binary_values(op, &lv, &rv, l.span, r.span, at, origin.clone());
+        let result = self
+            .binary_values(op, &lv, &rv, l.span, r.span, at, origin.clone())
+            .map_err(|e| self.value_origin(e, [l, r], sc));
         secret_if(result, origin)
+    }
+
+    /// A wrong value read with `$X`, where `X` is given in another file: show that
+    /// definition too, since it is likely the one to fix (`Memory => '8G'` in a base, read by
+    /// an aspect's `$Memory / 2`). Only for a resource with one definition: otherwise which
+    /// gave the value is the fold's business (`-Deval` shows it).
+    fn value_origin(&self, mut e: EvalError, sides: [&Expr; 2], sc: ScopeId) -> EvalError {
+        let Some(at) = e.diag.span else { return e };
+        let Some(ExprKind::Ref(id)) = sides.iter().find(|x| x.span == at).map(|x| &x.kind) else {
+            return e;
+        };
+        let scope = self.scope(sc);
+        if scope
+            .params
+            .as_ref()
+            .is_some_and(|p| p.iter().any(|(n, _)| **n == *id.name))
+        {
+            return e;
+        }
+        let Some(&slot) = self.block(scope.root).members.get(&*id.name) else {
+            return e;
+        };
+        if let [def] = self.slot(slot).defs.as_slice() {
+            let site = self.def(*def).site;
+            if site.file != at.file {
+                e.diag.labels.push(cf2_syntax::diagnostic::Label {
+                    span: site,
+                    message: format!("`{}` gets its value here", id.name),
+                });
+            }
+        }
+        e
     }
 
     /// `64-bit`, written without spaces, reads as 64 minus `bit`: the text as written, to

@@ -172,7 +172,26 @@ impl<'a> Evaluator<'a> {
                             Unordered::Mixed(i) => (i, "values of one kind"),
                         };
                         let (d, v) = all.get(i).cloned().unwrap_or((None, Val::Undef));
-                        return Err(wrong(self, d, &v, want));
+                        let mut err = wrong(self, d, &v, want);
+                        // Text among numbers (`'50G'` beside `20`): show a number's
+                        // definition, since the two kinds are the problem.
+                        if let Unordered::Mixed(_) = e {
+                            let number = all
+                                .iter()
+                                .find_map(|(nd, nv)| numeric(nv).is_some().then_some((*nd)?));
+                            if let Some(nd) = number {
+                                let site = self.def(nd).site;
+                                err.diag.labels.push(cf2_syntax::diagnostic::Label {
+                                    span: site,
+                                    message: "a number is given here".to_string(),
+                                });
+                            }
+                            err.diag.hint = Some(format!(
+                                "some of the values are numbers: write {} as a number too (without quotes or a unit), or give every value as text",
+                                v.describe()
+                            ));
+                        }
+                        return Err(err);
                     }
                 };
                 let mut best: Option<Val> = None;

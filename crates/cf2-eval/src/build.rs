@@ -312,16 +312,21 @@ impl<'a> Evaluator<'a> {
         // A "not defined" error may be a resource a later inline statement adds: keep the
         // first, run the rest, and let the restriction check speak first.
         let mut deferred: Option<EvalError> = None;
+        // A literal import that fails (a missing file, a syntax error in it) does not stop
+        // the other literal imports: all their errors are reported in one run. Nothing that
+        // reads runs after one has failed.
+        let mut failed_import: Option<EvalError> = None;
         // Every file imported by a literal name is in place before a statement that reads
         // runs: what it reads of them is then whole, whichever order the imports were
         // written or reached in (a diamond reaches a file first through either side).
         loop {
-            let (order, item) = match work.imports.pop_first() {
-                Some(import) => import,
+            let (order, item, literal) = match work.imports.pop_first() {
+                Some((order, import)) => (order, import, true),
+                None if failed_import.is_some() => break,
                 None => match work.pending.pop_first() {
-                    Some(reading) => {
+                    Some((order, reading)) => {
                         work.initial.get_or_insert(work.batches);
-                        reading
+                        (order, reading, false)
                     }
                     None => break,
                 },
@@ -331,10 +336,23 @@ impl<'a> Evaluator<'a> {
                 Err(e) if e.kind == crate::error::ErrorKind::Missing => {
                     deferred.get_or_insert(e);
                 }
+                Err(e) if literal => match &mut failed_import {
+                    None => failed_import = Some(e),
+                    Some(first) => {
+                        for d in std::iter::once(*e.diag).chain(e.more) {
+                            if *first.diag != d && !first.more.contains(&d) {
+                                first.more.push(d);
+                            }
+                        }
+                    }
+                },
                 Err(e) => return Err(e),
             }
         }
-        Ok(deferred)
+        match failed_import {
+            Some(e) => Err(e),
+            None => Ok(deferred),
+        }
     }
 
     fn run_one_inline(

@@ -338,13 +338,7 @@ impl<'a> Evaluator<'a> {
                 }
                 Err(e) if literal => match &mut failed_import {
                     None => failed_import = Some(e),
-                    Some(first) => {
-                        for d in std::iter::once(*e.diag).chain(e.more) {
-                            if *first.diag != d && !first.more.contains(&d) {
-                                first.more.push(d);
-                            }
-                        }
-                    }
+                    Some(first) => first.absorb(e, usize::MAX),
                 },
                 Err(e) => return Err(e),
             }

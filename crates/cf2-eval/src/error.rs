@@ -31,6 +31,20 @@ impl EvalError {
         }
     }
 
+    /// Adds `other`'s diagnostics to this error's `more`, up to `limit` of them, leaving
+    /// out any that says the same thing at the same place as one already here (a mistake in
+    /// a macro body met through two calls, which differ only in the call shown).
+    pub fn absorb(&mut self, other: EvalError, limit: usize) {
+        for d in std::iter::once(*other.diag).chain(other.more) {
+            if self.more.len() >= limit {
+                break;
+            }
+            if !same_mistake(&self.diag, &d) && !self.more.iter().any(|m| same_mistake(m, &d)) {
+                self.more.push(d);
+            }
+        }
+    }
+
     pub fn missing(diag: Diagnostic) -> EvalError {
         EvalError {
             diag: Box::new(diag),
@@ -47,3 +61,8 @@ impl From<Diagnostic> for EvalError {
 }
 
 pub type R<T> = Result<T, EvalError>;
+
+/// Two diagnostics of one mistake: the same message at the same place.
+pub fn same_mistake(a: &Diagnostic, b: &Diagnostic) -> bool {
+    a.span == b.span && a.message == b.message
+}

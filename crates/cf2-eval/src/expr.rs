@@ -121,6 +121,15 @@ impl<'a> Evaluator<'a> {
             Some(slot) => self.force(slot),
             None => {
                 let mut err = self.missing_member(root, &id.name, id.span, "resource");
+                // References start at the root, not in the enclosing block: `Url =>
+                // "${Port}"` inside `Web => { Port => 80 ... }` means `$Web.Port`.
+                if err.diag.hint.is_none() {
+                    if let Some(path) = self.enclosing_member(root, &id.name) {
+                        err.diag.hint = Some(format!(
+                            "a reference starts from the top of the file's configuration: did you mean `${path}`?"
+                        ));
+                    }
+                }
                 // A file imported into a block (or as a value) sees that block only
                 // (clarifications §3): say so when the name is a top-level resource.
                 let top = self
@@ -187,6 +196,27 @@ impl<'a> Evaluator<'a> {
         if let Some(th) = self.thunks.get_mut(t.0 as usize) {
             th.state = s;
         }
+    }
+
+    /// The path of a member `name` of a block enclosing the resource being evaluated
+    /// (innermost first), below `root`: what a reference to a sibling probably meant.
+    fn enclosing_member(&self, root: BlockId, name: &str) -> Option<String> {
+        let slot = *self.stack.last()?;
+        let mut block = self.slot(slot).parent;
+        // Bounded by the nesting of the configuration; a few steps in practice.
+        for _ in 0..64 {
+            if block == root {
+                return None;
+            }
+            if let Some(&member) = self.block(block).members.get(name) {
+                return Some(self.slot_path(member));
+            }
+            match self.block(block).place {
+                Place::Of(s) => block = self.slot(s).parent,
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// `base.selector`: a block member by name, or a list element by index.
@@ -296,15 +326,22 @@ impl<'a> Evaluator<'a> {
                     d = d.hint(format!(
                         "an address or version number is text and must be quoted: `'{written}'`"
                     ));
-                } else if matches!(other, Val::Lit(_))
-                    && written
-                        .chars()
-                        .next()
-                        .is_some_and(|c| c.is_alphabetic() || c == '_')
-                {
-                    d = d.hint(format!(
-                        "a reference to a resource starts with `$` (`${written}`); text holding a `.` must be quoted (`'{written}'`)"
-                    ));
+                } else if let Val::Lit(word) = other {
+                    // `$` only if there is such a resource (`foo.bar` is more likely text).
+                    let top = self
+                        .blocks
+                        .iter()
+                        .position(|b| matches!(b.place, Place::Top))
+                        .map(|i| BlockId(i as u32));
+                    let resource = top.is_some_and(|t| self.block(t).members.contains_key(&**word));
+                    let whole = written.starts_with(&**word);
+                    if resource && whole {
+                        d = d.hint(format!(
+                            "a reference to a resource starts with `$`: `${written}`"
+                        ));
+                    } else if whole {
+                        d = d.hint(format!("text holding a `.` must be quoted: `'{written}'`"));
+                    }
                 }
                 Err(EvalError::new(d))
             }

@@ -313,7 +313,7 @@ fn emit_top(
         if let Err(e) = ev.emit_slot(slot, 1, sink) {
             for d in flatten(e) {
                 // One resource's block can hold many errors: the limit is for them all.
-                if errors.len() < MAX_ERRORS && !errors.contains(&d) {
+                if errors.len() < MAX_ERRORS && !errors.iter().any(|x| error::same_mistake(x, &d)) {
                     errors.push(d);
                 }
             }

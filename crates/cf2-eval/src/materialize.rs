@@ -131,16 +131,7 @@ impl<'a> Evaluator<'a> {
             let Err(e) = result else { continue };
             match &mut failed {
                 None => failed = Some(e),
-                Some(first) => {
-                    for d in std::iter::once(*e.diag).chain(e.more) {
-                        if first.more.len() >= MORE_ERRORS_PER_BLOCK {
-                            break;
-                        }
-                        if *first.diag != d && !first.more.contains(&d) {
-                            first.more.push(d);
-                        }
-                    }
-                }
+                Some(first) => first.absorb(e, MORE_ERRORS_PER_BLOCK),
             }
         }
         if let Some(e) = failed {

@@ -187,7 +187,7 @@ impl<'a> Evaluator<'a> {
                                 });
                             }
                             err.diag.hint = Some(format!(
-                                "some of the values are numbers: write {} as a number too (without quotes or a unit), or give every value as text",
+                                "some of the values are numbers: write {} as a number too (without quotes or a unit)",
                                 v.describe()
                             ));
                         }

@@ -39,7 +39,7 @@ fn type_error(op: &str, side: &str, v: &Val, want: &str, at: Span) -> EvalError 
             if t.chars()
                 .any(|c| c.is_alphabetic() && !matches!(c, 'e' | 'E' | 'x' | 'X')) =>
         {
-            d = d.hint("to join text, use `++` (`$Host ++ '.' ++ $Domain`), or interpolate: `\"${Host}.${Domain}\"`");
+            d = d.hint("`+` adds numbers: to join text, use `++` (`$A ++ '.' ++ $B`), or interpolate in a string (`\"${A}.${B}\"`)");
         }
         _ => {}
     }

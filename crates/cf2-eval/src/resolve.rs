@@ -658,7 +658,7 @@ impl<'a> Evaluator<'a> {
                 "`{}` is there: gpg --clearsign adds `.asc` to the name; rename it to `{cf2}`",
                 asc.display()
             ));
-        } else if let Some(near) = self.similar_file(&dirs, &rel, cf2_ext) {
+        } else if let Some(near) = self.similar_file(&dirs, &rel, cf2_ext, importer) {
             d = d.hint(format!("did you mean `{near}`?"));
         } else if cf2_ext && self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
             d = d.hint("set CF2PATH to a colon-separated list of directories to search");
@@ -671,7 +671,13 @@ impl<'a> Evaluator<'a> {
     /// import would name it (without `.cf2` or `.kdbx`). Only for the message: nothing is
     /// listed when the compile is confined to some directories (`--allow-dir`), so that a
     /// suggestion cannot reveal names outside them.
-    fn similar_file(&self, dirs: &[PathBuf], rel: &str, cf2_ext: bool) -> Option<String> {
+    fn similar_file(
+        &self,
+        dirs: &[PathBuf],
+        rel: &str,
+        cf2_ext: bool,
+        importer: FileId,
+    ) -> Option<String> {
         if !self.opts.allowed_dirs.is_empty() || rel.starts_with('/') {
             return None;
         }
@@ -712,13 +718,21 @@ impl<'a> Evaluator<'a> {
                 at = at.join(&pick);
                 chosen.push(pick);
             }
-            // The last step must be a file (`import(aspect)` is not `aspects/`).
+            // The last step must be a file (`import(aspect)` is not `aspects/`), and not
+            // the importing file itself (`import(mian)` in main.cf2).
+            let importer = self
+                .file(importer)
+                .and_then(|f| self.host.canonicalize(&f.path).ok());
+            let usable = |p: &Path| {
+                self.host.is_file(p)
+                    && (importer.is_none() || self.host.canonicalize(p).ok() != importer)
+            };
             let file = ["cf2", "kdbx"].iter().filter(|_| cf2_ext).any(|ext| {
                 let mut with = at.clone().into_os_string();
                 with.push(".");
                 with.push(ext);
-                self.host.is_file(Path::new(&with))
-            }) || self.host.is_file(&at);
+                usable(Path::new(&with))
+            }) || usable(&at);
             let near = chosen.join("/");
             if file && near != rel && !near.is_empty() {
                 return Some(near);

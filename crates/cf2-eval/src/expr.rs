@@ -722,6 +722,7 @@ pub(crate) fn build_regex(pattern: &str) -> Result<fancy_regex::Regex, fancy_reg
             .max_prog_size(REGEX_MAX_PROGRAM)
             .build()
     };
+    group_numbers_bounded(pattern)?;
     let perl = perl_to_engine(pattern)?;
     match build(&perl) {
         // Report an error against the pattern as written (its positions), where it has one.
@@ -730,6 +731,64 @@ pub(crate) fn build_regex(pattern: &str) -> Result<fancy_regex::Regex, fancy_reg
         }
         built => built,
     }
+}
+
+/// The highest group number a back-reference or subroutine call may name.
+const MAX_GROUP_NUMBER: u64 = 1000;
+
+/// Refuses a reference to a group numbered beyond any pattern's (`\g34881474191032`,
+/// `\k<99999999>`, `(?99999999)`): the engine sizes a table by the number before it checks
+/// that the group exists, so such a pattern made the compile abort for want of memory
+/// (found by fuzzing). Perl refuses a reference to a group that does not exist too.
+/// `\1234` is left alone: with fewer groups it is the octal `\123` and a `4`, which
+/// [`perl_to_engine`] writes as characters.
+fn group_numbers_bounded(pattern: &str) -> Result<(), fancy_regex::Error> {
+    let bytes = pattern.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let start = i;
+        // Where the digits of a group number would start, after `\g{-`, `\k<`, `(?+`...
+        let digits_at = match (b, bytes.get(i + 1)) {
+            (b'\\', Some(b'\\')) => {
+                i += 2;
+                continue;
+            }
+            (b'\\', Some(b'g' | b'k')) => {
+                let mut j = i + 2;
+                while matches!(bytes.get(j), Some(b'{' | b'<' | b'\'' | b'-' | b'+')) {
+                    j += 1;
+                }
+                Some(j)
+            }
+            (b'(', Some(b'?')) => {
+                let mut j = i + 2;
+                while matches!(bytes.get(j), Some(b'-' | b'+' | b'&')) {
+                    j += 1;
+                }
+                Some(j)
+            }
+            _ => None,
+        };
+        i += 1;
+        let Some(mut j) = digits_at else { continue };
+        let mut number: u64 = 0;
+        while let Some(d) = bytes.get(j).filter(|d| d.is_ascii_digit()) {
+            number = number
+                .saturating_mul(10)
+                .saturating_add(u64::from(d - b'0'));
+            j += 1;
+        }
+        if number > MAX_GROUP_NUMBER {
+            let form = pattern.get(start..j).unwrap_or_default().to_string();
+            return Err(fancy_regex::Error::ParseError(
+                start,
+                fancy_regex::ParseError::InvalidEscape(format!(
+                    "{form} (a reference to group {number}: no pattern has that many groups)"
+                )),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A Perl pattern (reference §3.1: "the full Perl regular expression syntax") in the

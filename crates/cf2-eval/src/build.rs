@@ -751,11 +751,13 @@ impl<'a> Evaluator<'a> {
             };
             // Shown at a definition in the reading file if there is one (an `if` capping
             // what it reads, `if ($M > 8) then { M => 8 }`): that is what its author wrote.
-            let conflicting = defs
-                .iter()
-                .filter(is_conflict)
-                .find(|d| d.at.file == read_at.file)
-                .or_else(|| defs.iter().find(is_conflict));
+            // (Searched again only when there is a conflict: this runs for every read.)
+            let conflicting = defs.iter().find(is_conflict).map(|first| {
+                defs.iter()
+                    .filter(is_conflict)
+                    .find(|d| d.at.file == read_at.file)
+                    .unwrap_or(first)
+            });
             if let Some(InlineDef { at: def_at, .. }) = conflicting {
                 let mut resource = self.block_path(b);
                 if !resource.is_empty() {

@@ -16,13 +16,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// `missing`: the directories of `CF2_FUNCTION_PATH` that do not exist ([`crate::explain`]).
-pub fn run(
-    args: &CompileArgs,
-    opts: &cf2::Options,
-    missing: &[PathBuf],
-    security: cf2::Security,
-) -> ExitCode {
+pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> ExitCode {
     let Some(dir) = &args.out_dir else {
         return usage_error("--out-dir is missing");
     };
@@ -104,7 +98,6 @@ pub fn run(
         dir,
         format,
         color,
-        missing,
     };
     let reports: Vec<HostReport> = pool.install(|| {
         args.files
@@ -121,7 +114,7 @@ pub fn run(
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    eprint!("{}", merge(&args.files, &reports, color));
+    eprint!("{}", merge(&args.files, &reports));
     let failed: Vec<&Path> = args
         .files
         .iter()
@@ -174,7 +167,6 @@ struct Batch<'a> {
     dir: &'a Path,
     format: Format,
     color: bool,
-    missing: &'a [PathBuf],
 }
 
 impl Batch<'_> {
@@ -189,7 +181,6 @@ impl Batch<'_> {
             dir,
             format,
             color,
-            missing,
         } = *self;
         let ext = args.format.as_str();
         let out = format!("{}.{ext}", stem(file));
@@ -202,7 +193,7 @@ impl Batch<'_> {
             let own = d
                 .span
                 .is_some_and(|s| main_names.iter().any(|n| n == loader.name(s.file)));
-            let mut d = crate::explain(d, missing);
+            let mut d = d.clone();
             d.notes.push(CONFIGURATIONS.to_string());
             Message::Diagnostic {
                 text: d.render(&loader, color),
@@ -250,18 +241,14 @@ impl Batch<'_> {
                             .write(&out, &data)
                             .map_err(|e| crate::output::io_reason(&e))
                     });
-                if let Err(msg) = written {
+                if let Err(msg) = &written {
                     messages.push(Message::Plain(format!(
                         "{}: error: {msg}\n",
                         file.display()
                     )));
-                    return HostReport {
-                        failed: true,
-                        messages,
-                    };
                 }
                 HostReport {
-                    failed: false,
+                    failed: written.is_err(),
                     messages,
                 }
             }
@@ -280,7 +267,7 @@ impl Batch<'_> {
 /// All hosts' messages in the inputs' order, a diagnostic that several hosts share printed
 /// once (where the first of them had it), each with a note naming the configurations it
 /// occurred in, unless it is located in the one host's own file.
-fn merge(files: &[PathBuf], reports: &[HostReport], color: bool) -> String {
+fn merge(files: &[PathBuf], reports: &[HostReport]) -> String {
     enum Entry<'r> {
         Diagnostic {
             text: &'r str,
@@ -321,29 +308,20 @@ fn merge(files: &[PathBuf], reports: &[HostReport], color: bool) -> String {
         match entry {
             Entry::Plain(text) => out.push_str(text),
             Entry::Diagnostic { text, own, hosts } => {
-                // A batch of one, or a diagnostic in the one host's own file, needs no note.
+                // A batch of one, or a diagnostic in the one host's own file, needs no note:
+                // its line goes; otherwise the renderer's note line gets its text.
                 let note = (files.len() > 1 && !(own && hosts.len() == 1)).then(|| {
-                    let paint = |code: &str, text: &str| {
-                        if color {
-                            format!("\x1b[{code}m{text}\x1b[0m")
-                        } else {
-                            text.to_string()
-                        }
-                    };
                     format!(
-                        "  {} in the configuration{} of {}\n",
-                        paint("1;34", "= note:"),
+                        "in the configuration{} of {}",
                         if hosts.len() == 1 { "" } else { "s" },
                         list_files(&hosts)
                     )
                 });
                 for line in text.split_inclusive('\n') {
-                    if line.contains(CONFIGURATIONS) {
-                        if let Some(note) = &note {
-                            out.push_str(note);
-                        }
-                    } else {
-                        out.push_str(line);
+                    match (line.contains(CONFIGURATIONS), &note) {
+                        (false, _) => out.push_str(line),
+                        (true, Some(note)) => out.push_str(&line.replace(CONFIGURATIONS, note)),
+                        (true, None) => {}
                     }
                 }
             }

@@ -310,9 +310,7 @@ pub fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// The options, and the directories of `CF2_FUNCTION_PATH` that do not exist (named in an
-/// "unknown function" error, see [`explain`]).
-fn options(args: &CompileArgs) -> Result<(cf2::Options, Vec<PathBuf>), String> {
+fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
     let mut opts = cf2::Options {
         include_private: args.private,
         trace: args.debug.iter().any(|d| d == "eval"),
@@ -343,21 +341,14 @@ fn options(args: &CompileArgs) -> Result<(cf2::Options, Vec<PathBuf>), String> {
         }
     }
     // The environment's path is skipped where a directory is missing, as PATH is; an
-    // "unknown function" error says so.
-    let mut missing = Vec::new();
-    if let Ok(path) = std::env::var("CF2_FUNCTION_PATH") {
-        for dir in cf2_lua::LuaFunctions::parse_path(&path) {
-            if !dir.is_dir() {
-                missing.push(dir.clone());
-            }
-            function_dirs.push(dir);
-        }
-    }
-    if !function_dirs.is_empty() {
-        opts.functions
-            .add_provider(std::sync::Arc::new(cf2_lua::LuaFunctions::new(
-                function_dirs,
-            )));
+    // "unknown function" error says so (`FunctionProvider::unavailable`).
+    let env_dirs = std::env::var("CF2_FUNCTION_PATH")
+        .map(|path| cf2_lua::LuaFunctions::parse_path(&path))
+        .unwrap_or_default();
+    if !function_dirs.is_empty() || !env_dirs.is_empty() {
+        opts.functions.add_provider(std::sync::Arc::new(
+            cf2_lua::LuaFunctions::new(function_dirs).then_from_env("CF2_FUNCTION_PATH", env_dirs),
+        ));
     }
     let env = std::env::var("CF2PROJECTS").unwrap_or_default();
     for spec in env
@@ -370,29 +361,7 @@ fn options(args: &CompileArgs) -> Result<(cf2::Options, Vec<PathBuf>), String> {
         };
         opts.projects.push((name.to_string(), PathBuf::from(dir)));
     }
-    Ok((opts, missing))
-}
-
-/// Adds to `d` what only the command line knows: an unknown function may be a module in a
-/// directory of `CF2_FUNCTION_PATH` that does not exist (`missing`).
-pub fn explain(d: &cf2::Diagnostic, missing: &[PathBuf]) -> cf2::Diagnostic {
-    let mut d = d.clone();
-    if !missing.is_empty() && d.is_error() && d.message.starts_with("unknown function `") {
-        let dirs: Vec<String> = missing
-            .iter()
-            .map(|m| format!("`{}`", m.display()))
-            .collect();
-        let (these, exist) = if dirs.len() == 1 {
-            ("directory", "does not exist")
-        } else {
-            ("directories", "do not exist")
-        };
-        d.notes.push(format!(
-            "the function path {these} {} (from CF2_FUNCTION_PATH) {exist}",
-            dirs.join(", ")
-        ));
-    }
-    d
+    Ok(opts)
 }
 
 /// gpg and KeePass settings (docs/security.md).
@@ -426,7 +395,7 @@ fn security(args: &CompileArgs) -> Result<cf2::Security, String> {
 }
 
 fn compile(args: CompileArgs) -> ExitCode {
-    let (opts, missing) = match options(&args) {
+    let opts = match options(&args) {
         Ok(o) => o,
         Err(e) => return usage_error(&e),
     };
@@ -441,10 +410,10 @@ fn compile(args: CompileArgs) -> ExitCode {
         if !args.outputs.is_empty() {
             return usage_error("-o and --out-dir cannot be used together");
         }
-        return batch::run(&args, &opts, &missing, security);
+        return batch::run(&args, &opts, security);
     }
     if args.files.len() > 1 {
         return usage_error("several files need --out-dir DIR (one output per input)");
     }
-    output::single(&args, &opts, &missing, security)
+    output::single(&args, &opts, security)
 }

@@ -60,13 +60,7 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
     })
 }
 
-/// `missing`: the directories of `CF2_FUNCTION_PATH` that do not exist ([`crate::explain`]).
-pub fn single(
-    args: &CompileArgs,
-    opts: &cf2::Options,
-    missing: &[PathBuf],
-    security: cf2::Security,
-) -> ExitCode {
+pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> ExitCode {
     let specs: Vec<String> = if args.outputs.is_empty() {
         vec!["-".to_string()]
     } else {
@@ -102,7 +96,7 @@ pub fn single(
                 eprint!("{}", w.render(loader, color));
             }
             for d in &f.errors {
-                eprint!("{}", crate::explain(d, missing).render(loader, color));
+                eprint!("{}", d.render(loader, color));
             }
             return ExitCode::from(1);
         }

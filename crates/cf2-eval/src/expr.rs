@@ -132,12 +132,7 @@ impl<'a> Evaluator<'a> {
                 }
                 // A file imported into a block (or as a value) sees that block only
                 // (clarifications §3): say so when the name is a top-level resource.
-                let top = self
-                    .blocks
-                    .iter()
-                    .position(|b| matches!(b.place, crate::model::Place::Top))
-                    .map(|i| BlockId(i as u32));
-                if let Some(top) = top.filter(|t| *t != root) {
+                if let Some(top) = self.top_block().filter(|t| *t != root) {
                     if self.block(top).members.contains_key(&*id.name) {
                         let inside = self.block_path(root);
                         let inside = if inside.is_empty() {
@@ -145,16 +140,12 @@ impl<'a> Evaluator<'a> {
                         } else {
                             format!("`{inside}`")
                         };
-                        err.diag = Box::new(
-                            err.diag
-                                .clone()
-                                // No hint to widen what the file sees: that is how a
-                                // file is delegated a part of the configuration (§5.1).
-                                .note(format!(
-                                    "`{}` is a top-level resource, but this file is imported into {inside}, and a reference in it sees only that block (reference §5.1)",
-                                    id.name
-                                )),
-                        );
+                        // No hint to widen what the file sees: that is how a file is
+                        // delegated a part of the configuration (§5.1).
+                        err.diag.notes.push(format!(
+                            "`{}` is a top-level resource, but this file is imported into {inside}, and a reference in it sees only that block (reference §5.1)",
+                            id.name
+                        ));
                     }
                 }
                 if let Some(params) = &self.scope(sc).params {
@@ -196,6 +187,14 @@ impl<'a> Evaluator<'a> {
         if let Some(th) = self.thunks.get_mut(t.0 as usize) {
             th.state = s;
         }
+    }
+
+    /// The configuration's top-level block (only messages need it).
+    fn top_block(&self) -> Option<BlockId> {
+        self.blocks
+            .iter()
+            .position(|b| matches!(b.place, Place::Top))
+            .map(|i| BlockId(i as u32))
     }
 
     /// The path of a member `name` of a block enclosing the resource being evaluated
@@ -328,12 +327,9 @@ impl<'a> Evaluator<'a> {
                     ));
                 } else if let Val::Lit(word) = other {
                     // `$` only if there is such a resource (`foo.bar` is more likely text).
-                    let top = self
-                        .blocks
-                        .iter()
-                        .position(|b| matches!(b.place, Place::Top))
-                        .map(|i| BlockId(i as u32));
-                    let resource = top.is_some_and(|t| self.block(t).members.contains_key(&**word));
+                    let resource = self
+                        .top_block()
+                        .is_some_and(|t| self.block(t).members.contains_key(&**word));
                     let whole = written.starts_with(&**word);
                     if resource && whole {
                         d = d.hint(format!(

@@ -314,6 +314,11 @@ pub trait FunctionProvider: Send + Sync {
     fn names(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Why a function it would give may be missing (a directory of its path that does not
+    /// exist), for an "unknown function" error.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
 }
 
 type CallFn = dyn Fn(&mut dyn CallContext, Vec<Arg>) -> Result<Option<Value>, String> + Send + Sync;
@@ -437,6 +442,14 @@ impl Functions {
             v.extend(p.names());
         }
         v
+    }
+
+    /// What the providers say of functions they cannot give ([`FunctionProvider::unavailable`]).
+    pub fn unavailable(&self) -> Vec<String> {
+        self.providers
+            .iter()
+            .filter_map(|p| p.unavailable())
+            .collect()
     }
 }
 

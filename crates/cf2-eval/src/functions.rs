@@ -393,6 +393,10 @@ impl<'a> Evaluator<'a> {
             } else {
                 "not a standard function, a macro defined above, or a custom function"
             });
+        // A module may be missing because a directory of the function path is.
+        for why in self.opts.functions.unavailable() {
+            d = d.note(why);
+        }
         // A macro of that name in another file of this configuration: macros are local to
         // their file (reference §3.13), which people putting `def`s in a base do not expect.
         let key = crate::loader::macro_key(&call.name.name);

@@ -97,7 +97,7 @@ pub struct Failure {
 }
 
 /// At most this many independent errors are reported from one compile.
-const MAX_ERRORS: usize = 20;
+pub(crate) const MAX_ERRORS: usize = 20;
 
 /// Compiles `main` and returns the value at each of `paths` (`""` is the whole
 /// configuration; `Web.Ports.0` selects by name and index).

@@ -12,8 +12,8 @@ use cf2_syntax::ast::ExprKind;
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::{Builder, Sink, TextKind, Value};
 
-/// How many further errors one block reports beside its first.
-const MORE_ERRORS_PER_BLOCK: usize = 19;
+/// How many further errors one block reports beside its first: a compile's limit.
+const MORE_ERRORS_PER_BLOCK: usize = crate::MAX_ERRORS - 1;
 
 /// A sink that keeps nothing: the members of a block evaluated after one of them failed.
 struct Discard;

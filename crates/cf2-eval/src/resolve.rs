@@ -692,6 +692,9 @@ impl<'a> Evaluator<'a> {
             }
             n.to_string()
         };
+        // `import(mian)` in main.cf2 must not suggest main.cf2 itself.
+        let importer = self.file(importer).map(|f| self.canonical(&f.path));
+        let usable = |p: &Path| self.host.is_file(p) && Some(self.canonical(p)) != importer;
         'dirs: for dir in dirs.iter().take(8) {
             let mut at = dir.clone();
             let mut chosen: Vec<String> = Vec::new();
@@ -718,15 +721,7 @@ impl<'a> Evaluator<'a> {
                 at = at.join(&pick);
                 chosen.push(pick);
             }
-            // The last step must be a file (`import(aspect)` is not `aspects/`), and not
-            // the importing file itself (`import(mian)` in main.cf2).
-            let importer = self
-                .file(importer)
-                .and_then(|f| self.host.canonicalize(&f.path).ok());
-            let usable = |p: &Path| {
-                self.host.is_file(p)
-                    && (importer.is_none() || self.host.canonicalize(p).ok() != importer)
-            };
+            // The last step must be a file (`import(aspect)` is not `aspects/`).
             let file = ["cf2", "kdbx"].iter().filter(|_| cf2_ext).any(|ext| {
                 let mut with = at.clone().into_os_string();
                 with.push(".");

@@ -68,6 +68,9 @@ impl Default for Limits {
 /// Lua modules on a function path (`-F DIR:DIR`, `CF2_FUNCTION_PATH`).
 pub struct LuaFunctions {
     dirs: Vec<PathBuf>,
+    /// The directories from this index on came from this environment variable (named in
+    /// messages).
+    from_env: Option<(usize, String)>,
     limits: Limits,
     /// Modules by lower-case name (`None`: not on the path), loaded once.
     modules: Mutex<HashMap<String, Option<Loaded>>>,
@@ -87,6 +90,7 @@ impl LuaFunctions {
     pub fn new(dirs: Vec<PathBuf>) -> LuaFunctions {
         LuaFunctions {
             dirs,
+            from_env: None,
             limits: Limits::default(),
             modules: Mutex::new(HashMap::new()),
         }
@@ -98,6 +102,14 @@ impl LuaFunctions {
             .filter(|s| !s.is_empty())
             .map(PathBuf::from)
             .collect()
+    }
+
+    /// Adds, after the directories given, those of a path taken from the environment
+    /// variable `var` (`CF2_FUNCTION_PATH`), which a message about a missing one names.
+    pub fn then_from_env(mut self, var: &str, dirs: Vec<PathBuf>) -> LuaFunctions {
+        self.from_env = Some((self.dirs.len(), var.to_string()));
+        self.dirs.extend(dirs);
+        self
     }
 
     pub fn with_limits(mut self, limits: Limits) -> LuaFunctions {
@@ -171,6 +183,36 @@ impl FunctionProvider for LuaFunctions {
                 Err(e) => Some(Err(e)),
             });
         entry.clone().map(|r| r.map(|m| m as Arc<dyn Function>))
+    }
+
+    /// The directories of the path that do not exist: skipped, as `PATH`'s are, and
+    /// named when a function is not found.
+    fn unavailable(&self) -> Option<String> {
+        let missing: Vec<(usize, &PathBuf)> = self
+            .dirs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| !d.is_dir())
+            .collect();
+        let shown: Vec<String> = missing
+            .iter()
+            .map(|(_, d)| format!("`{}`", d.display()))
+            .collect();
+        let (these, exist) = match shown.len() {
+            0 => return None,
+            1 => ("directory", "does not exist"),
+            _ => ("directories", "do not exist"),
+        };
+        let from = match &self.from_env {
+            Some((start, var)) if missing.iter().all(|(i, _)| i >= start) => {
+                format!(" (from {var})")
+            }
+            _ => String::new(),
+        };
+        Some(format!(
+            "the function path {these} {}{from} {exist}",
+            shown.join(", ")
+        ))
     }
 
     fn names(&self) -> Vec<String> {

@@ -18,12 +18,22 @@ fn small() -> Limits {
     }
 }
 
-/// Compiles `X => f()` with `f` doing `body`; the rendered error.
-fn fails(body: &str) -> String {
-    let s = setup()
+/// `X => f()` with `f` doing `body`, under the small limits.
+fn calling(body: &str) -> common::Setup {
+    setup()
         .limits(small())
         .module("f.lua", &call(body))
-        .file("main.cf2", "X => f()\n");
+        .file("main.cf2", "X => f()\n")
+}
+
+/// Compiles `X => f()` with `f` doing `body`; the rendered configuration.
+fn gives(body: &str) -> String {
+    calling(body).ok()
+}
+
+/// Compiles `X => f()` with `f` doing `body`; the rendered error.
+fn fails(body: &str) -> String {
+    let s = calling(body);
     let start = Instant::now();
     let e = s.err();
     assert!(
@@ -107,14 +117,10 @@ fn memory_is_bounded() {
 
 #[test]
 fn memory_errors_caught_by_the_module_are_its_business() {
-    let s = setup()
-        .limits(small())
-        .module(
-            "f.lua",
-            &call("local ok = pcall(string.rep, 'x', 1e9)\nreturn ok and 'big' or 'refused'"),
-        )
-        .file("main.cf2", "X => f()\n");
-    assert_eq!(s.ok(), value("X => refused\n"));
+    assert_eq!(
+        gives("local ok = pcall(string.rep, 'x', 1e9)\nreturn ok and 'big' or 'refused'"),
+        value("X => refused\n")
+    );
 }
 
 #[test]
@@ -224,17 +230,8 @@ fn pattern_matching_is_bounded() {
         has(&fails(body), &["could take too long on text of", "refused"]);
     }
     // Ordinary patterns on long text are fine.
-    let s = setup()
-        .limits(small())
-        .module(
-            "f.lua",
-            &call(
-                "local s = string.rep('key = value\\n', 20000)\nlocal n = 0\nfor k, v in s:gmatch('(%w+) = (%w+)') do n = n + 1 end\nlocal ip = ('10.1.2.3/24'):match('^(%d+)%.(%d+)%.(%d+)%.(%d+)/(%d+)$')\nlocal t = s:gsub('%s+', ' '):sub(1, 9)\nreturn { n = n, ip = ip, t = t, plain = (s:find('.-.-.-x', 1, true)) }",
-            ),
-        )
-        .file("main.cf2", "X => f()\n");
     assert_eq!(
-        s.ok(),
+        gives("local s = string.rep('key = value\\n', 20000)\nlocal n = 0\nfor k, v in s:gmatch('(%w+) = (%w+)') do n = n + 1 end\nlocal ip = ('10.1.2.3/24'):match('^(%d+)%.(%d+)%.(%d+)%.(%d+)/(%d+)$')\nlocal t = s:gsub('%s+', ' '):sub(1, 9)\nreturn { n = n, ip = ip, t = t, plain = (s:find('.-.-.-x', 1, true)) }"),
         value("X => { ip => '10', n => 20000, t => 'key = val' }\n")
     );
 }
@@ -371,14 +368,8 @@ fn library_loops_in_c_are_bounded() {
         );
     }
     // Sorting a table with a metatable still works.
-    let s = setup()
-        .limits(small())
-        .module(
-            "f.lua",
-            &call("local l = cf2.list({ 3, 1, 2 })\ntable.sort(l)\ntable.sort(l, function(a, b) return a > b end)\nreturn l"),
-        )
-        .file("main.cf2", "X => f()\n");
-    assert_eq!(s.ok(), value("X => [3, 2, 1]\n"));
+    let sorted = "local l = cf2.list({ 3, 1, 2 })\ntable.sort(l)\ntable.sort(l, function(a, b) return a > b end)\nreturn l";
+    assert_eq!(gives(sorted), value("X => [3, 2, 1]\n"));
     // A plain find costs the length of the text times the length of what is sought, and
     // a `%0` in a replacement is copied at every match: both are refused like a pattern.
     for body in [
@@ -388,12 +379,8 @@ fn library_loops_in_c_are_bounded() {
         has(&fails(body), &["could take too long on text of 1000000 bytes", "refused"]);
     }
     // Repeating nothing gives nothing at once; ordinary uses work as before.
-    let s = setup()
-        .limits(small())
-        .module(
-            "f.lua",
-            &call(
-                r#"local l = cf2.list({})
+    assert_eq!(
+        gives(r#"local l = cf2.list({})
 table.insert(l, 'b')
 table.insert(l, 1, 'a')
 table.insert(l, 'c')
@@ -406,12 +393,7 @@ return {
   found = (string.find(string.rep('ab', 1000) .. 'c', 'abc', 1, true)),
   list = l,
   removed = removed,
-}"#,
-            ),
-        )
-        .file("main.cf2", "X => f()\n");
-    assert_eq!(
-        s.ok(),
+}"#),
         value("X => { abab => aba, found => 1999, list => [a, c], moved => xxyz, removed => bd, rep => 0 }\n")
     );
 }

@@ -47,6 +47,10 @@ pub struct Evaluator<'a> {
     /// Regex matches made directly in the condition being evaluated (for `match()`).
     pub(crate) capture_sink: Option<Vec<(Captures, Span, bool)>>,
     pub(crate) warnings: Vec<Diagnostic>,
+    /// External functions whose module failed to load, each with its first use: a module
+    /// fails the same way at every call, so every use is reported at the first one (and
+    /// the collectors then keep one diagnostic).
+    pub(crate) load_failures: std::cell::RefCell<Vec<(String, Span)>>,
     pub(crate) regexes: HashMap<Rc<str>, Rc<fancy_regex::Regex>>,
     /// Slots in the order their values were settled (for `-Deval`).
     pub(crate) settled: Vec<SlotId>,
@@ -132,6 +136,7 @@ impl<'a> Evaluator<'a> {
             evaluating: Vec::new(),
             capture_sink: None,
             warnings: Vec::new(),
+            load_failures: Default::default(),
             regexes: HashMap::new(),
             settled: Vec::new(),
             dup_reported: Vec::new(),

@@ -587,11 +587,21 @@ impl<'a> Evaluator<'a> {
         match self.opts.functions.find(name) {
             None => Ok(None),
             Some(Ok(f)) => Ok(Some(f)),
-            Some(Err(msg)) => Err(EvalError::new(
-                Diagnostic::error(format!("cannot load the function `{name}`: {msg}"))
-                    .at(at)
-                    .with_label("used here"),
-            )),
+            Some(Err(msg)) => {
+                let mut failures = self.load_failures.borrow_mut();
+                let first = match failures.iter().find(|(n, _)| n == name) {
+                    Some((_, first)) => *first,
+                    None => {
+                        failures.push((name.to_string(), at));
+                        at
+                    }
+                };
+                Err(EvalError::new(
+                    Diagnostic::error(format!("cannot load the function `{name}`: {msg}"))
+                        .at(first)
+                        .with_label("used here"),
+                ))
+            }
         }
     }
 

@@ -1834,10 +1834,17 @@ impl<'a> Parser<'a> {
                     Tok::LBracket => ("]", "list"),
                     _ => ("}", "block"),
                 };
-                Diagnostic::error(format!("this `{}` is never closed", self.text(open)))
+                let d = Diagnostic::error(format!("this `{}` is never closed", self.text(open)))
                     .at(self.tspan(open))
-                    .with_label(format!("no matching `{closer}`"))
-                    .hint(format!("add a `{closer}` where the {name} ends"))
+                    .with_label(format!("no matching `{closer}`"));
+                match self.misindented_close(open) {
+                    // The `}` that closed an inner block was probably meant for this one.
+                    Some((inner, close)) => d
+                        .also(inner, "this `{` is probably the one never closed")
+                        .also(close, "this `}` closes it, but is indented like an outer block")
+                        .hint("add a `}` where the inner block ends"),
+                    None => d.hint(format!("add a `{closer}` where the {name} ends")),
+                }
             }
             E::MissingCloser(open, found, what) => self.missing_closer(open, found, what),
             E::ArgsCloser(open, found, callee) => {
@@ -1989,6 +1996,51 @@ impl<'a> Parser<'a> {
             "the next line `{}` was read as the value of `{name}`; is a value missing?",
             shorten(line)
         ))
+    }
+
+    /// For a block never closed: the first block inside it whose `}` is less indented than
+    /// the line of its `{` (the `}` is first on its line). That `}` was most likely written
+    /// for an outer block, so the inner one is the block missing its `}`. Scanned only when
+    /// reporting, so parsing pays nothing for it.
+    fn misindented_close(&self, outer: Token) -> Option<(Span, Span)> {
+        if outer.kind != Tok::LBrace {
+            return None;
+        }
+        let src = self.lex.src();
+        let line_start = |at: usize| {
+            src.get(..at)
+                .and_then(|s| s.rfind('\n'))
+                .map_or(0, |i| i + 1)
+        };
+        let indent = |at: usize| {
+            let start = line_start(at);
+            let line = src.get(start..).unwrap_or("");
+            let width = line.len() - line.trim_start_matches([' ', '\t']).len();
+            (start, width)
+        };
+        let mut lex = Lexer::new(src, outer.end);
+        let mut open: Vec<Token> = Vec::new();
+        loop {
+            let t = lex.next_token();
+            match t.kind {
+                Tok::Eof => return None,
+                Tok::DQuote => lex.skip_string(),
+                Tok::LBrace => open.push(t),
+                Tok::RBrace => {
+                    // A `}` closing the outer block itself means it was closed after all.
+                    let inner = open.pop()?;
+                    let (close_line, close_indent) = indent(t.start);
+                    let (open_line, open_indent) = indent(inner.start);
+                    if close_line != open_line
+                        && close_line + close_indent == t.start
+                        && close_indent < open_indent
+                    {
+                        return Some((self.tspan(inner), self.tspan(t)));
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     /// A missing closing bracket: at the opening bracket when the file ends, otherwise at

@@ -1,0 +1,4 @@
+return {
+  proto = {},
+  eval = function(
+}

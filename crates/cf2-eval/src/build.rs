@@ -278,6 +278,7 @@ impl<'a> Evaluator<'a> {
             inline: false,
             imported: false,
         };
+        let warned = self.warnings.len();
         self.add_statements(b, &body, stmts, &[], &mut work);
         let result = self.run_inline(b, inst, &mut work);
         let reads = match std::mem::replace(&mut self.block_mut(b).state, BlockState::Built) {
@@ -288,9 +289,17 @@ impl<'a> Evaluator<'a> {
         // one defines gets the same diagnostic whatever the order of the statements.
         let checked = match result {
             Err(e) => Err(e),
-            Ok(deferred) => self
-                .check_inline_reads(b, inst, &reads, &work.inline_defs, work.initial)
-                .and_then(|()| deferred.map_or(Ok(()), Err)),
+            Ok(deferred) => {
+                match self.check_inline_reads(b, inst, &reads, &work.inline_defs, work.initial) {
+                    Ok(()) => deferred.map_or(Ok(()), Err),
+                    Err(e) => {
+                        // The block's inline statements were not allowed to run: a `warn()`
+                        // one of them gave is not a result, and would read as the check passing.
+                        self.warnings.truncate(warned);
+                        Err(e)
+                    }
+                }
+            }
         };
         if let Err(e) = checked {
             self.block_mut(b).state = BlockState::Failed(e.clone());

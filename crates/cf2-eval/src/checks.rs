@@ -334,6 +334,46 @@ pub(crate) fn regex_matches(e: &Expr, capturing: &mut Vec<cf2_syntax::Span>) -> 
     }
 }
 
+/// The bare words compared in `e` with another constant (`Hostname =~ /^web/`,
+/// `Role == proxy`): such a comparison has the same result for every configuration, so a
+/// bare word in it is most likely a reference written without its `$`.
+pub(crate) fn constant_comparisons<'e>(e: &'e Expr, words: &mut Vec<&'e Expr>) {
+    let constant = |x: &Expr| match &x.kind {
+        ExprKind::Literal(_) | ExprKind::Number(_) | ExprKind::Bool(_) => true,
+        ExprKind::Regex(parts) | ExprKind::String(parts) => {
+            parts.iter().all(|p| matches!(p, Part::Text(_)))
+        }
+        _ => false,
+    };
+    match &e.kind {
+        ExprKind::Binary(BinaryOp::And | BinaryOp::Or, a, b) => {
+            constant_comparisons(a, words);
+            constant_comparisons(b, words);
+        }
+        ExprKind::Binary(
+            BinaryOp::Lt
+            | BinaryOp::Le
+            | BinaryOp::Eq
+            | BinaryOp::Ne
+            | BinaryOp::Ge
+            | BinaryOp::Gt
+            | BinaryOp::Match
+            | BinaryOp::NotMatch,
+            a,
+            b,
+        ) if constant(a) && constant(b) => {
+            words.extend(
+                [a, b]
+                    .into_iter()
+                    .map(|x| &**x)
+                    .filter(|x| matches!(x.kind, ExprKind::Literal(_))),
+            );
+        }
+        ExprKind::Unary(ast::UnaryOp::Not, a) => constant_comparisons(a, words),
+        _ => {}
+    }
+}
+
 fn literal_has_groups(parts: &[Part]) -> bool {
     let mut pattern = String::new();
     for p in parts {

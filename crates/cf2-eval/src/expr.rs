@@ -197,6 +197,39 @@ impl<'a> Evaluator<'a> {
             .map(|i| BlockId(i as u32))
     }
 
+    /// A condition comparing a bare word that names a top-level resource with another
+    /// constant (`if (Hostname =~ /^web/)`) is the same for every configuration: the `$` was
+    /// most likely forgotten. A warning, since comparing text with text is allowed.
+    fn warn_constant_comparisons(&mut self, cond: &Expr) {
+        let mut words = Vec::new();
+        crate::checks::constant_comparisons(cond, &mut words);
+        for word in words {
+            let ExprKind::Literal(name) = &word.kind else {
+                continue;
+            };
+            let bare = !self.source_text(word.span).starts_with('\'');
+            let resource = self
+                .top_block()
+                .is_some_and(|t| self.block(t).members.contains_key(name.as_str()));
+            if !(bare && resource) {
+                continue;
+            }
+            let w = Diagnostic::warning(format!(
+                "`{name}` is the text '{name}' here, not the resource: this condition compares two constants"
+            ))
+            .at(word.span)
+            .with_label("text")
+            .hint(format!("a reference to a resource starts with `$`: `${name}`"));
+            if !self
+                .warnings
+                .iter()
+                .any(|x| crate::error::same_mistake(x, &w))
+            {
+                self.warnings.push(w);
+            }
+        }
+    }
+
     /// The path of a member `name` of a block enclosing the resource being evaluated
     /// (innermost first), below `root`: what a reference to a sibling probably meant.
     fn enclosing_member(&self, root: BlockId, name: &str) -> Option<String> {
@@ -458,6 +491,7 @@ impl<'a> Evaluator<'a> {
         let result = self.eval(cond, sc);
         let sink = std::mem::replace(&mut self.capture_sink, saved).unwrap_or_default();
         let v = result?;
+        self.warn_constant_comparisons(cond);
         let taken = match (v.plain(), &v) {
             (Val::Bool(b), _) => *b,
             (_, other) => {

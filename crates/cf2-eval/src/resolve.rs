@@ -695,11 +695,24 @@ impl<'a> Evaluator<'a> {
         // `import(mian)` in main.cf2 must not suggest main.cf2 itself.
         let importer = self.file(importer).map(|f| self.canonical(&f.path));
         let usable = |p: &Path| self.host.is_file(p) && Some(self.canonical(p)) != importer;
+        // A file an import of `at` would find (`.cf2` or `.kdbx` implied).
+        let importable = |at: &Path| {
+            ["cf2", "kdbx"].iter().filter(|_| cf2_ext).any(|ext| {
+                let mut with = at.as_os_str().to_os_string();
+                with.push(".");
+                with.push(ext);
+                usable(Path::new(&with))
+            }) || usable(at)
+        };
         'dirs: for dir in dirs.iter().take(8) {
             let mut at = dir.clone();
             let mut chosen: Vec<String> = Vec::new();
             for (i, part) in parts.iter().enumerate() {
                 let last = i + 1 == parts.len();
+                if *part == "." {
+                    chosen.push(".".to_string());
+                    continue;
+                }
                 let names = self.host.list_dir(&at);
                 let shown: Vec<String> = if last {
                     names.iter().map(|n| strip(n)).collect()
@@ -707,8 +720,15 @@ impl<'a> Evaluator<'a> {
                     names
                 };
                 let part = if last { strip(part) } else { part.to_string() };
+                // `web.cf` for `web.cf2`: another extension given.
+                let stem = part
+                    .rsplit_once('.')
+                    .map(|(stem, _)| stem.to_string())
+                    .filter(|stem| last && !stem.is_empty() && shown.contains(stem));
                 let pick = if shown.contains(&part) {
                     part.clone()
+                } else if let Some(stem) = stem {
+                    stem
                 } else {
                     match cf2_syntax::diagnostic::did_you_mean(
                         &part,
@@ -722,15 +742,22 @@ impl<'a> Evaluator<'a> {
                 chosen.push(pick);
             }
             // The last step must be a file (`import(aspect)` is not `aspects/`).
-            let file = ["cf2", "kdbx"].iter().filter(|_| cf2_ext).any(|ext| {
-                let mut with = at.clone().into_os_string();
-                with.push(".");
-                with.push(ext);
-                usable(Path::new(&with))
-            }) || usable(&at);
+            let file = importable(&at);
             let near = chosen.join("/");
             if file && near != rel && !near.is_empty() {
                 return Some(near);
+            }
+        }
+        // `import(web)` for `aspects/web.cf2`: the directory left out.
+        let [name] = parts.as_slice() else {
+            return None;
+        };
+        let name = strip(name);
+        for dir in dirs.iter().take(8) {
+            for sub in self.host.list_dir(dir).into_iter().take(64) {
+                if importable(&dir.join(&sub).join(&name)) {
+                    return Some(format!("{sub}/{name}"));
+                }
             }
         }
         None

@@ -59,10 +59,14 @@ impl Host for OsHost {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();
         };
-        entries
+        let mut names: Vec<String> = entries
             .take(10_000)
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .collect()
+            .collect();
+        // The order of the directory is the file system's: sorted, a suggestion is the same
+        // on every machine.
+        names.sort_unstable();
+        names
     }
 
     fn env_var(&self, name: &str) -> Option<String> {

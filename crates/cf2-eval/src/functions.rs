@@ -267,7 +267,12 @@ impl<'a> Evaluator<'a> {
                 Ok(Val::Num(total))
             }
             "read" => {
-                let (arg, v) = self.one_arg(call, sc)?;
+                let (arg, v) = self
+                    .one_arg(call, sc)
+                    .map_err(|e| match call.args.first() {
+                        Some(arg) => self.unquoted_path(e, arg, "read"),
+                        None => e,
+                    })?;
                 let Some(name) = v.text() else {
                     return Err(arg_error(call, arg, "a file name", &v));
                 };

@@ -55,6 +55,23 @@ pub fn is_clearsigned(data: &[u8]) -> bool {
 }
 
 impl<'a> Evaluator<'a> {
+    /// `import(aspects/web)`, `read(keys/admin)`: a path left unquoted reads as a division,
+    /// and fails as one; the hint says to quote it.
+    pub(crate) fn unquoted_path(
+        &self,
+        mut e: EvalError,
+        arg: &ast::Expr,
+        callee: &str,
+    ) -> EvalError {
+        if let ast::ExprKind::Binary(ast::BinaryOp::Div, ..) = arg.kind {
+            let written = self.source_text(arg.span);
+            e.diag.hint = Some(format!(
+                "a file name holding `/` must be quoted: `{callee}('{written}')`"
+            ));
+        }
+        e
+    }
+
     /// Evaluates an import's arguments and loads what it names: a CF2 file (verified when
     /// it is signed) or a KeePass database. Errors name the import.
     pub(crate) fn resolve_import_expr(
@@ -62,16 +79,9 @@ impl<'a> Evaluator<'a> {
         imp: &'a ast::Import,
         sc: ScopeId,
     ) -> R<Option<Imported>> {
-        let v = self.eval(&imp.path, sc).map_err(|mut e| {
-            // `import(aspects/web)`: a path left unquoted reads as a division.
-            if let ast::ExprKind::Binary(ast::BinaryOp::Div, ..) = imp.path.kind {
-                let written = self.source_text(imp.path.span);
-                e.diag.hint = Some(format!(
-                    "a file name holding `/` must be quoted: `import('{written}')`"
-                ));
-            }
-            e
-        })?;
+        let v = self
+            .eval(&imp.path, sc)
+            .map_err(|e| self.unquoted_path(e, &imp.path, "import"))?;
         let name = match &v {
             Val::Lit(s) | Val::Str(s) => s.to_string(),
             other => {
@@ -660,7 +670,8 @@ impl<'a> Evaluator<'a> {
             ));
         } else if let Some(near) = self.similar_file(&dirs, &rel, cf2_ext, importer) {
             d = d.hint(format!("did you mean `{near}`?"));
-        } else if cf2_ext && self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
+        } else if self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
+            // `read()` searches as `import` does (docs/semantics.md §13), CF2PATH included.
             d = d.hint("set CF2PATH to a colon-separated list of directories to search");
         }
         Err(EvalError::new(d))
@@ -725,10 +736,17 @@ impl<'a> Evaluator<'a> {
                     .rsplit_once('.')
                     .map(|(stem, _)| stem.to_string())
                     .filter(|stem| last && !stem.is_empty() && shown.contains(stem));
+                // `read(data)` for `data.cf2`: `read()` adds no extension.
+                let extended = shown.iter().filter(|_| last && !cf2_ext).find(|n| {
+                    n.strip_prefix(part.as_str())
+                        .is_some_and(|e| e.starts_with('.'))
+                });
                 let pick = if shown.contains(&part) {
                     part.clone()
                 } else if let Some(stem) = stem {
                     stem
+                } else if let Some(name) = extended {
+                    name.clone()
                 } else {
                     match cf2_syntax::diagnostic::did_you_mean(
                         &part,

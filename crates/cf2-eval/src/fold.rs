@@ -606,8 +606,10 @@ impl<'a> Evaluator<'a> {
                         self.fold_ranked(s, rest.clone(), ranking, &mut Outcome::default())
                     })?;
                     // The definition the value below came from, for errors about it.
+                    // (A value a lower mutation computed has no single definition: the
+                    // first of the lower ones stands for it.)
                     let below_def = match &below {
-                        Folded::Plain(_, d) => *d,
+                        Folded::Plain(_, Some(d)) => Some(*d),
                         _ => rest.first().copied(),
                     };
                     let below = match below {

@@ -877,13 +877,21 @@ impl<'a> Evaluator<'a> {
                 }
                 return Err(EvalError::new(e));
             };
+            let at = d.map(|d| ev.def(d).site).unwrap_or_default();
+            let written_here = matches!(ev.block(*b).place, Place::Of(owner) if owner == s)
+                && !ev.value_imports.iter().any(|(imported, _)| imported == b);
+            if !written_here {
+                // Not written for this resource: its members merge by value.
+                return ev.merge_by_value(*b, at, &mut |name, m| {
+                    members.add(name, Contribution { def: m, outer: d });
+                });
+            }
             let read = ev.read_plain_body(*b, &mut |name, m| {
                 members.add(name, Contribution { def: m, outer: d });
             });
             if read {
                 return Ok(());
             }
-            let at = d.map(|d| ev.def(d).site).unwrap_or_default();
             let count = ev.member_count(*b, at)?;
             for i in 0..count {
                 let Some((name, slot)) = ev.member_at(*b, i) else {
@@ -913,6 +921,40 @@ impl<'a> Evaluator<'a> {
             }
         }
         Ok(Folded::Merge(members))
+    }
+
+    /// The members of a block that a `~>` merges but did not write (the value of another
+    /// resource, reached by reference, or an imported file): each as a plain `=>` of the
+    /// member's final value ([`Body::ValueOf`]), placed where the member's first
+    /// definition is, so that it ranks as a plain definition written there would.
+    fn merge_by_value(
+        &mut self,
+        b: BlockId,
+        at: cf2_syntax::Span,
+        add: &mut dyn FnMut(Name<'a>, DefId),
+    ) -> R<()> {
+        let count = self.member_count(b, at)?;
+        for i in 0..count {
+            let Some((name, slot)) = self.member_at(b, i) else {
+                break;
+            };
+            let Some(&first) = self.slot(slot).defs.first() else {
+                continue;
+            };
+            let first = self.def(first);
+            let by_value = Def {
+                op: Op::Assign,
+                body: Body::ValueOf(slot),
+                prio: first.prio.clone(),
+                order: first.order.clone(),
+                private: false,
+                site: first.site,
+                file: first.file,
+            };
+            let d = self.new_def(by_value);
+            add(name, d);
+        }
+        Ok(())
     }
 
     /// A block made of merged members, in reading order of their first definitions.
@@ -1027,6 +1069,7 @@ impl<'a> Evaluator<'a> {
                 Ok(Val::Block(b))
             }
             Body::Value(v) => Ok(v),
+            Body::ValueOf(slot) => self.force(slot),
         }
     }
 

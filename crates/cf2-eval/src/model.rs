@@ -175,6 +175,12 @@ pub enum Body<'a> {
     },
     /// A value computed elsewhere (a function's block, a KeePass entry).
     Value(Val),
+    /// The final value of another resource: a member of a block that `~>` merges but
+    /// did not write (`Y ~> $X`, `Y ~> import(f)`). A reference sees final values
+    /// (clarifications §3), so the member merges as a plain `=>` of its value: the
+    /// `~(final)>`, `private` or other mutations that made it stay with the resource
+    /// they were written for. Evaluated only if the merged member needs it.
+    ValueOf(SlotId),
 }
 
 #[derive(Clone, Debug)]

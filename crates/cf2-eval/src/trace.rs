@@ -3,7 +3,7 @@
 //! overrode. Built from the [`crate::model::Outcome`] the fold records for every slot.
 
 use crate::eval::Evaluator;
-use crate::model::{DefId, SlotState};
+use crate::model::{Body, DefId, SlotState};
 use crate::val::Val;
 use cf2_syntax::Sources;
 
@@ -81,7 +81,11 @@ impl<'a> Evaluator<'a> {
         Origin {
             location: self.loader.location(def.site),
             span: def.site,
-            op: def.op.symbol(),
+            // A member merged by value ([`Body::ValueOf`]) is not the definition shown.
+            op: match def.body {
+                Body::ValueOf(_) => "value of".to_string(),
+                _ => def.op.symbol(),
+            },
             text: format!("{}{more}", short.trim()),
         }
     }

@@ -89,15 +89,23 @@ impl Marks {
     }
 
     /// A module's result as a cf2 value (`nil` is undefined).
-    pub(crate) fn result(&self, v: mlua::Value) -> Result<Option<Value>, String> {
-        let mut path = Vec::new();
+    /// `limit` bounds the size of the converted value, in bytes of text plus
+    /// [`NODE_COST`] per value: Lua shares tables and strings, and a result that refers to
+    /// one string 2,000 times, or nests one table 40 times in itself twice, is small in
+    /// Lua but huge once copied (the module's memory limit does not see it).
+    pub(crate) fn result(&self, v: mlua::Value, limit: usize) -> Result<Option<Value>, String> {
+        let mut path = Walk {
+            path: Vec::new(),
+            left: limit,
+            limit,
+        };
         match v {
             mlua::Value::Nil => Ok(None),
             v => self.value(v, &mut path).map(Some).map_err(|e| {
                 if path.is_empty() {
                     return e;
                 }
-                let shown: Vec<&str> = path.iter().take(8).map(String::as_str).collect();
+                let shown: Vec<&str> = path.path.iter().take(8).map(String::as_str).collect();
                 let more = if path.len() > 8 { ".…" } else { "" };
                 format!("{e} (at `{}{more}`)", shown.join("."))
             }),
@@ -106,12 +114,16 @@ impl Marks {
 
     /// `path` holds the member names and list indexes down to the value (left as it is
     /// where an error is found).
-    fn value(&self, v: mlua::Value, path: &mut Vec<String>) -> Result<Value, String> {
+    fn value(&self, v: mlua::Value, path: &mut Walk) -> Result<Value, String> {
         if path.len() >= cf2_value::MAX_DEPTH {
             return Err(format!(
                 "a value nested more than {} levels deep (a table that contains itself?)",
                 cf2_value::MAX_DEPTH
             ));
+        }
+        path.spend(NODE_COST)?;
+        if let mlua::Value::String(s) = &v {
+            path.spend(s.as_bytes().len())?;
         }
         Ok(match v {
             mlua::Value::Nil => return Err("nil inside a list or block".into()),
@@ -130,7 +142,7 @@ impl Marks {
         })
     }
 
-    fn table(&self, t: Table, path: &mut Vec<String>) -> Result<Value, String> {
+    fn table(&self, t: Table, path: &mut Walk) -> Result<Value, String> {
         let lua_err = |e: mlua::Error| e.to_string();
         if let Some(mt) = t.metatable() {
             if same(&mt, &self.string) {
@@ -177,7 +189,7 @@ impl Marks {
         }
     }
 
-    fn list(&self, t: &Table, path: &mut Vec<String>) -> Result<Value, String> {
+    fn list(&self, t: &Table, path: &mut Walk) -> Result<Value, String> {
         let n = t.raw_len();
         let mut items = Vec::with_capacity(n);
         for i in 1..=n {
@@ -191,7 +203,7 @@ impl Marks {
 
     /// A block: members in the order recorded by `cf2.block()` (when `ordered`), then any
     /// others sorted by name.
-    fn block(&self, t: &Table, path: &mut Vec<String>, ordered: bool) -> Result<Value, String> {
+    fn block(&self, t: &Table, path: &mut Walk, ordered: bool) -> Result<Value, String> {
         let lua_err = |e: mlua::Error| e.to_string();
         let mut keys: Vec<String> = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
@@ -233,12 +245,55 @@ impl Marks {
             if x.is_nil() {
                 continue;
             }
+            path.spend(k.len())?;
             path.push(k.clone());
             let v = self.value(x, path)?;
             path.pop();
             out.insert(k, v);
         }
         Ok(Value::Block(out))
+    }
+}
+
+/// What one converted value counts against a result's size limit, besides its text.
+const NODE_COST: usize = 32;
+
+/// Where the conversion of a result is (member names and list indexes down to the value,
+/// left as they are where an error is found), and how much of its size limit is left.
+pub(crate) struct Walk {
+    path: Vec<String>,
+    left: usize,
+    limit: usize,
+}
+
+impl Walk {
+    fn push(&mut self, step: String) {
+        self.path.push(step);
+    }
+
+    fn pop(&mut self) {
+        self.path.pop();
+    }
+
+    fn len(&self) -> usize {
+        self.path.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.path.is_empty()
+    }
+
+    fn spend(&mut self, bytes: usize) -> Result<(), String> {
+        match self.left.checked_sub(bytes) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(format!(
+                "a value larger than {} once copied out of Lua, the limit (a table or text shared many times?)",
+                crate::mebibytes(self.limit)
+            )),
+        }
     }
 }
 

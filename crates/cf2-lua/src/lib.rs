@@ -512,7 +512,7 @@ impl LuaModule {
                 }
             })?;
             let v = f(&state, dispatch)?;
-            state.marks.result(v).map_err(|e| {
+            state.marks.result(v, self.limits.memory).map_err(|e| {
                 mlua::Error::runtime(format!("{}: the function returned {e}", self.display))
             })
         });
@@ -553,7 +553,7 @@ impl LuaModule {
     }
 }
 
-fn mebibytes(bytes: usize) -> String {
+pub(crate) fn mebibytes(bytes: usize) -> String {
     const MIB: usize = 1024 * 1024;
     if bytes >= MIB && (bytes / MIB) * MIB == bytes {
         format!("{} MiB", bytes / MIB)

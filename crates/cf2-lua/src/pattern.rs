@@ -191,14 +191,21 @@ pub(crate) fn cost(s: &[u8], p: &[u8]) -> u64 {
                 while matches!(p.get(j), Some(b'(' | b')')) {
                     j += 1;
                 }
-                let locked = match p.get(j) {
-                    Some(&c) if !b"%.[$".contains(&c) => !class.matches(c),
-                    Some(b'%') => match p.get(j + 1) {
-                        Some(&c) if !c.is_ascii_alphanumeric() => !class.matches(c),
-                        _ => false,
-                    },
-                    _ => false,
+                // That literal must be there: one that may match nothing (`b*`, `b-`,
+                // `b?`) lets every length lead on (`a*b*a*c` backtracks like `a*a*c`).
+                let mandatory = j < p.len() && {
+                    let (_, after, _) = item(p, j);
+                    !matches!(p.get(after), Some(b'*' | b'-' | b'?'))
                 };
+                let locked = mandatory
+                    && match p.get(j) {
+                        Some(&c) if !b"%.[$".contains(&c) => !class.matches(c),
+                        Some(b'%') => match p.get(j + 1) {
+                            Some(&c) if !c.is_ascii_alphanumeric() => !class.matches(c),
+                            _ => false,
+                        },
+                        _ => false,
+                    };
                 items.push(Item::Repeat {
                     run: class.longest_run(s),
                     locked,
@@ -273,5 +280,9 @@ mod tests {
         assert!(cost(&s, &b"a?".repeat(40)) > 1_000_000_000);
         let long = vec![b'a'; 1_000_000];
         assert!(cost(&long, b"a*b") > 1_000_000_000);
+        // A literal that may match nothing does not stop the backtracking.
+        let s = vec![b'a'; 1000];
+        assert!(cost(&s, b"a*b*a*b*a*b*a*c") > 1_000_000_000);
+        assert!(cost(&s, b"a*b?a*b-a*c") > 1_000_000_000);
     }
 }

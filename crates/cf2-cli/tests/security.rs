@@ -367,3 +367,58 @@ fn dash_p_asks_on_the_terminal() {
     );
     assert!(err(&o).contains("--keepass-password-file"), "{}", err(&o));
 }
+
+/// A credential file is refused under any name: a hard link to the KeePass password file,
+/// or to a file of the gpg home, is the same file (no path comparison sees it).
+#[test]
+fn credentials_are_refused_through_hard_links() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path();
+    let gnupg = root.join("gnupg");
+    fs::create_dir_all(gnupg.join("private-keys-v1.d")).expect("the gpg home");
+    fs::write(gnupg.join("private-keys-v1.d/k.key"), "secret key\n").expect("a key");
+    fs::write(root.join("pw.txt"), "correct horse\n").expect("the password file");
+    fs::hard_link(root.join("pw.txt"), root.join("notes.txt")).expect("a hard link");
+    fs::hard_link(gnupg.join("private-keys-v1.d/k.key"), root.join("k.txt")).expect("a link");
+    fs::write(root.join("plain.txt"), "plain\n").expect("a plain file");
+    let gnupg = gnupg.display().to_string();
+    let env = [("GNUPGHOME", gnupg.as_str())];
+    for (file, holds) in [
+        ("notes.txt", "holds this run's KeePass password"),
+        ("k.txt", "is in the gpg home directory"),
+    ] {
+        fs::write(root.join("main.cf2"), format!("Motd => read('{file}')\n")).expect("main");
+        let o = cf2(
+            root,
+            &[
+                "main.cf2",
+                "--keepass-password-file",
+                "pw.txt",
+                "-o",
+                "-.json",
+            ],
+            &env,
+        );
+        exit(&o, 1);
+        assert!(
+            err(&o).contains(&format!("`{file}` {holds}")),
+            "{}",
+            err(&o)
+        );
+    }
+    // An ordinary file is read as before.
+    fs::write(root.join("main.cf2"), "Motd => read('plain.txt')\n").expect("main");
+    let o = cf2(
+        root,
+        &[
+            "main.cf2",
+            "--keepass-password-file",
+            "pw.txt",
+            "-o",
+            "-.json",
+        ],
+        &env,
+    );
+    exit(&o, 0);
+    assert!(out(&o).contains("plain"), "{}", out(&o));
+}

@@ -106,7 +106,17 @@ pub struct Security {
     /// The run's credentials, canonical where they exist: no configuration may import or
     /// read them ([`Security::protects`]). Resolved on first use: most compiles import
     /// nothing new after the first host, and a `readlink` per component is not free.
-    credentials: OnceLock<Vec<Credential>>,
+    credentials: OnceLock<Credentials>,
+}
+
+/// The run's credentials: by path, and, for those that have other names (hard links), by
+/// file identity.
+struct Credentials {
+    paths: Vec<Credential>,
+    /// (device, inode, what it holds) of each credential file with more than one link:
+    /// another name for the same file is not caught by its path. Usually empty, and then
+    /// nothing more is asked of the file system.
+    linked: Vec<(u64, u64, &'static str)>,
 }
 
 /// A file or directory holding a credential of the run, and what it holds.
@@ -146,17 +156,30 @@ impl Security {
     /// resolved), if it holds one of this run's credentials: the KeePass password or key
     /// file, the gpg pass phrase file, or anything in the gpg home (its private keys).
     pub fn protects(&self, canonical: &Path) -> Option<&'static str> {
-        self.credentials
-            .get_or_init(|| credentials(&self.settings))
+        let credentials = self.credentials.get_or_init(|| {
+            let paths = credentials(&self.settings);
+            let linked = linked_files(&paths);
+            Credentials { paths, linked }
+        });
+        let by_path = credentials.paths.iter().find(|c| {
+            if c.is_dir {
+                canonical.starts_with(&c.path)
+            } else {
+                canonical == c.path
+            }
+        });
+        if let Some(c) = by_path {
+            return Some(c.holds);
+        }
+        if credentials.linked.is_empty() {
+            return None;
+        }
+        let id = file_id(canonical)?;
+        credentials
+            .linked
             .iter()
-            .find(|c| {
-                if c.is_dir {
-                    canonical.starts_with(&c.path)
-                } else {
-                    canonical == c.path
-                }
-            })
-            .map(|c| c.holds)
+            .find(|(dev, ino, _)| (*dev, *ino) == id)
+            .map(|(_, _, holds)| *holds)
     }
 
     pub fn settings(&self) -> &Settings {
@@ -226,6 +249,57 @@ fn credentials(settings: &Settings) -> Vec<Credential> {
     .into_iter()
     .flatten()
     .collect()
+}
+
+/// The device and inode of a regular file with more than one name (hard link).
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    (meta.is_file() && meta.nlink() > 1).then(|| (meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_path: &Path) -> Option<(u64, u64)> {
+    None
+}
+
+/// The credential files that have other names: the files given, and the files of the
+/// directories (the gpg home, a few levels and a few thousand entries deep).
+fn linked_files(credentials: &[Credential]) -> Vec<(u64, u64, &'static str)> {
+    let mut linked = Vec::new();
+    for c in credentials {
+        if !c.is_dir {
+            if let Some((dev, ino)) = file_id(&c.path) {
+                linked.push((dev, ino, c.holds));
+            }
+            continue;
+        }
+        let mut dirs = vec![(c.path.clone(), 0)];
+        let mut seen = 0usize;
+        while let Some((dir, depth)) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                seen += 1;
+                if seen > 5_000 {
+                    break;
+                }
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if kind.is_dir() && depth < 4 {
+                    dirs.push((entry.path(), depth + 1));
+                } else if kind.is_file() {
+                    if let Some((dev, ino)) = file_id(&entry.path()) {
+                        linked.push((dev, ino, c.holds));
+                    }
+                }
+            }
+        }
+    }
+    linked
 }
 
 /// `path` with links resolved, or made absolute when it does not exist (yet).

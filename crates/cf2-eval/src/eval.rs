@@ -54,6 +54,9 @@ pub struct Evaluator<'a> {
     pub(crate) regexes: HashMap<Rc<str>, Rc<fancy_regex::Regex>>,
     /// Slots in the order their values were settled (for `-Deval`).
     pub(crate) settled: Vec<SlotId>,
+    /// Slots settled while evaluating what a secret selector selected: which ones they
+    /// are would spell the secret, so traces do not name them.
+    pub(crate) settled_in_secret: Vec<SlotId>,
     /// Files whose `-Wdup` warnings were already reported.
     pub(crate) dup_reported: Vec<FileId>,
     /// Blocks made by importing a file (or a KeePass database) as a value, with the file:
@@ -139,6 +142,7 @@ impl<'a> Evaluator<'a> {
             load_failures: Default::default(),
             regexes: HashMap::new(),
             settled: Vec::new(),
+            settled_in_secret: Vec::new(),
             dup_reported: Vec::new(),
             value_imports: Vec::new(),
             main_dir: std::path::PathBuf::new(),

@@ -262,7 +262,10 @@ impl<'a> Evaluator<'a> {
             let shown = key.describe();
             let origin = secret.origin.clone();
             let plain = secret.value.clone();
-            return match self.select_value(base, &plain, sel.span, at) {
+            let (warned, settled) = (self.warnings.len(), self.settled.len());
+            let selected = self.select_value(base, &plain, sel.span, at);
+            self.hide_what_a_secret_selected(warned, settled, &shown, sel.span);
+            return match selected {
                 Ok(v) => Ok(mark(v, &origin)),
                 Err(e) => Err(EvalError {
                     diag: Box::new(
@@ -276,6 +279,34 @@ impl<'a> Evaluator<'a> {
             };
         }
         self.select_value(base, &key, sel.span, at)
+    }
+
+    /// What a secret selector selected is as secret as the selector: the warnings given
+    /// and the resources evaluated meanwhile would name it (`Ports.postgres`), by their
+    /// resource, their place or their trace. Warnings given since `warned` are replaced by
+    /// one at the selector; slots settled since `settled` are not named by `-Deval`.
+    fn hide_what_a_secret_selected(
+        &mut self,
+        warned: usize,
+        settled: usize,
+        shown: &str,
+        at: Span,
+    ) {
+        if self.warnings.len() > warned {
+            self.warnings.truncate(warned);
+            let w = Diagnostic::warning(format!("a warning was given by what {shown} selected"))
+                .at(at)
+                .note("the details are not shown, because the selector is a secret");
+            if !self
+                .warnings
+                .iter()
+                .any(|x| crate::error::same_mistake(x, &w))
+            {
+                self.warnings.push(w);
+            }
+        }
+        let hidden = self.settled.get(settled..).unwrap_or(&[]).to_vec();
+        self.settled_in_secret.extend(hidden);
     }
 
     pub(crate) fn select_value(&mut self, base: Val, key: &Val, key_at: Span, at: Span) -> R<Val> {

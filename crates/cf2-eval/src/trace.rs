@@ -46,6 +46,17 @@ impl<'a> Evaluator<'a> {
                 continue;
             };
             let Some(o) = &slot.outcome else { continue };
+            if self.settled_in_secret.contains(s) {
+                out.push(Provenance {
+                    path: "‹a resource selected by a secret›".to_string(),
+                    value: "‹secret›".to_string(),
+                    rule: "not shown".to_string(),
+                    used: Vec::new(),
+                    overridden: Vec::new(),
+                    undefined: Vec::new(),
+                });
+                continue;
+            }
             let origins = |defs: &[DefId]| defs.iter().map(|d| self.origin(*d)).collect();
             out.push(Provenance {
                 path: self.slot_path(*s),

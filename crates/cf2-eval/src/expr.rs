@@ -333,6 +333,16 @@ impl<'a> Evaluator<'a> {
             Val::List(l) => {
                 let index = match key {
                     Val::Num(cf2_value::Number::Int(i)) => Some(*i),
+                    // A computed whole number (`$Half * 2` is 3.0) selects as Perl's
+                    // `$l[3.0]` does; a decimal written as the selector (`$L.1.0`) stays an
+                    // error, since it is most likely two selections (hint below).
+                    Val::Num(cf2_value::Number::Float(f))
+                        if f.fract() == 0.0
+                            && f.abs() < 9.0e15
+                            && self.decimal_selector(key_at).is_none() =>
+                    {
+                        Some(*f as i64)
+                    }
                     Val::Lit(s) | Val::Str(s) => match cf2_value::Number::parse_text(s) {
                         Some(cf2_value::Number::Int(i)) => Some(i),
                         _ => None,
@@ -341,7 +351,7 @@ impl<'a> Evaluator<'a> {
                 };
                 let Some(i) = index else {
                     let mut d = Diagnostic::error(format!(
-                        "a list element is selected by a whole number, but the selector is {}",
+                        "a list element is selected by a whole number (an integer), but the selector is {}",
                         key.describe()
                     ))
                     .at(key_at);

@@ -17,6 +17,27 @@ impl PartialEq for Number {
     }
 }
 
+/// The exact order of integer `i` and float `f`.
+fn int_float_cmp(i: i64, f: f64) -> Option<Ordering> {
+    // 2^63, exactly representable: every i64 is below it and at or above its negation.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() {
+        return None;
+    }
+    if f >= TWO_63 {
+        return Some(Ordering::Less);
+    }
+    if f < -TWO_63 {
+        return Some(Ordering::Greater);
+    }
+    // |whole| <= 2^63 and whole is integral, so the conversion is exact (-2^63 included).
+    let whole = f.trunc();
+    match i.cmp(&(whole as i64)) {
+        Ordering::Equal => 0.0.partial_cmp(&(f - whole)),
+        unequal => Some(unequal),
+    }
+}
+
 impl Number {
     pub fn as_f64(self) -> f64 {
         match self {
@@ -26,10 +47,14 @@ impl Number {
     }
 
     /// Numeric comparison (`None` only for NaN, which never arises from checked arithmetic).
+    /// An integer and a float compare by their exact values: converting the integer to a
+    /// float would round one above 2^53 (`9007199254740993 == 9007199254740992.0` would hold).
     pub fn compare(self, other: Number) -> Option<Ordering> {
         match (self, other) {
             (Number::Int(a), Number::Int(b)) => Some(a.cmp(&b)),
-            (a, b) => a.as_f64().partial_cmp(&b.as_f64()),
+            (Number::Int(a), Number::Float(b)) => int_float_cmp(a, b),
+            (Number::Float(a), Number::Int(b)) => int_float_cmp(b, a).map(Ordering::reverse),
+            (Number::Float(a), Number::Float(b)) => a.partial_cmp(&b),
         }
     }
 
@@ -174,6 +199,27 @@ impl fmt::Display for Number {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integers_and_floats_compare_exactly() {
+        use Ordering::*;
+        let cmp = |i: i64, f: f64| Number::Int(i).compare(Number::Float(f));
+        assert_eq!(cmp(3, 3.0), Some(Equal));
+        assert_eq!(cmp(3, 3.5), Some(Less));
+        assert_eq!(cmp(-2, -2.5), Some(Greater));
+        assert_eq!(
+            cmp(9_007_199_254_740_993, 9_007_199_254_740_992.0),
+            Some(Greater)
+        );
+        assert_eq!(cmp(i64::MAX, 9_223_372_036_854_775_808.0), Some(Less));
+        assert_eq!(cmp(i64::MIN, -9_223_372_036_854_775_808.0), Some(Equal));
+        assert_eq!(cmp(i64::MIN, -1e19), Some(Greater));
+        assert_eq!(
+            Number::Float(0.5).compare(Number::Int(1)),
+            Some(Less),
+            "the float on the left"
+        );
+    }
 
     #[test]
     fn display_keeps_the_kind() {

@@ -1618,7 +1618,7 @@ impl<'a> Parser<'a> {
             Tok::Word if is_keyword(self.text(t)) => format!("the keyword `{}`", self.text(t)),
             Tok::Error => {
                 let c = self.text(t).chars().next().unwrap_or('?');
-                if c.is_whitespace() || c.is_control() || c == '\u{FEFF}' || c == '\u{200B}' {
+                if self.is_invisible(t) {
                     format!("the invisible character U+{:04X}", u32::from(c))
                 } else {
                     format!("the character `{c}`")
@@ -1666,6 +1666,29 @@ impl<'a> Parser<'a> {
     }
 
     fn diagnose(&self, e: E<'_>) -> Diagnostic {
+        let found = match &e {
+            E::Expected(t, _) | E::NoSeparator(t, _) | E::ValueExpected(t) => Some(*t),
+            _ => None,
+        };
+        let d = self.diagnose_kind(e);
+        match found {
+            // A no-break or ideographic space inside a word looks like a space or nothing.
+            Some(t) if d.hint.is_none() && self.is_invisible(t) => d.hint(
+                "white space other than spaces and tabs cannot be part of a word or separate one; to keep the character, quote the text: `'...'`",
+            ),
+            _ => d,
+        }
+    }
+
+    /// An invisible character the lexer does not accept (U+00A0, U+3000, U+200B, …).
+    fn is_invisible(&self, t: Token) -> bool {
+        t.kind == Tok::Error
+            && self.text(t).chars().next().is_some_and(|c| {
+                c.is_whitespace() || c.is_control() || c == '\u{FEFF}' || c == '\u{200B}'
+            })
+    }
+
+    fn diagnose_kind(&self, e: E<'_>) -> Diagnostic {
         const MUTATION_FN: &str = "a mutation function is written `~(name)>`, e.g. `X ~(max)> 2`";
         const NOT_INTERP: &str = "to write `${` itself, escape the dollar: `\\${`";
         match e {

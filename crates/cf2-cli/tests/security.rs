@@ -383,22 +383,22 @@ fn credentials_are_refused_through_hard_links() {
     fs::write(root.join("plain.txt"), "plain\n").expect("a plain file");
     let gnupg = gnupg.display().to_string();
     let env = [("GNUPGHOME", gnupg.as_str())];
+    let read = |file: &str| {
+        fs::write(root.join("main.cf2"), format!("Motd => read('{file}')\n")).expect("main");
+        let args = [
+            "main.cf2",
+            "--keepass-password-file",
+            "pw.txt",
+            "-o",
+            "-.json",
+        ];
+        cf2(root, &args, &env)
+    };
     for (file, holds) in [
         ("notes.txt", "holds this run's KeePass password"),
         ("k.txt", "is in the gpg home directory"),
     ] {
-        fs::write(root.join("main.cf2"), format!("Motd => read('{file}')\n")).expect("main");
-        let o = cf2(
-            root,
-            &[
-                "main.cf2",
-                "--keepass-password-file",
-                "pw.txt",
-                "-o",
-                "-.json",
-            ],
-            &env,
-        );
+        let o = read(file);
         exit(&o, 1);
         assert!(
             err(&o).contains(&format!("`{file}` {holds}")),
@@ -407,18 +407,7 @@ fn credentials_are_refused_through_hard_links() {
         );
     }
     // An ordinary file is read as before.
-    fs::write(root.join("main.cf2"), "Motd => read('plain.txt')\n").expect("main");
-    let o = cf2(
-        root,
-        &[
-            "main.cf2",
-            "--keepass-password-file",
-            "pw.txt",
-            "-o",
-            "-.json",
-        ],
-        &env,
-    );
+    let o = read("plain.txt");
     exit(&o, 0);
     assert!(out(&o).contains("plain"), "{}", out(&o));
 }

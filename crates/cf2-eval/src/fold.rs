@@ -947,7 +947,10 @@ impl<'a> Evaluator<'a> {
                 body: Body::ValueOf(slot),
                 prio: first.prio.clone(),
                 order: first.order.clone(),
-                private: false,
+                // A private member stays hidden when its value is all the merged member
+                // has, as it is when the block is shared (`A => $Defaults`); see
+                // `merged_block` for when other definitions are there too.
+                private: self.slot(slot).private,
                 site: first.site,
                 file: first.file,
             };
@@ -993,7 +996,13 @@ impl<'a> Evaluator<'a> {
                 [only] => smallvec::smallvec![only.def],
                 many => many.iter().map(|c| self.placed(*c)).collect(),
             };
-            let private = defs.iter().any(|d| self.def(*d).private);
+            // Private if a definition written for it is; a member merged by value
+            // (`Body::ValueOf`) brings its privacy only when nothing else defines it, so a
+            // delegated file's `private` cannot hide what the importer assigns there.
+            let by_value = |d: &DefId| matches!(self.def(*d).body, Body::ValueOf(_));
+            let written_private = defs.iter().any(|d| !by_value(d) && self.def(*d).private);
+            let private = written_private
+                || (defs.iter().all(by_value) && defs.iter().any(|d| self.def(*d).private));
             // The map is the block's member map: the slot is pushed, not inserted again.
             *at = self.push_slot(name.clone(), b, defs, private);
         }

@@ -726,6 +726,30 @@ impl<'a> Evaluator<'a> {
             (Body::Expr(x, sa), Body::Expr(y, sb)) => {
                 std::ptr::eq(*x, *y) && plain(*sa) && plain(*sb)
             }
+            // The value of one resource merged along two paths (`U ~> $D` in two aspects),
+            // or of one statement's resource in two copies of a file (`S ~> import(c)`).
+            // (Followed through chains of such merges without recursing, a bounded way.)
+            (Body::ValueOf(x), Body::ValueOf(y)) => {
+                let (mut x, mut y) = (*x, *y);
+                for _ in 0..64 {
+                    if x == y {
+                        return true;
+                    }
+                    let ([p], [q]) = (self.slot(x).defs.as_slice(), self.slot(y).defs.as_slice())
+                    else {
+                        return false;
+                    };
+                    if p == q {
+                        return true;
+                    }
+                    match (&self.def(*p).body, &self.def(*q).body) {
+                        (Body::ValueOf(a), Body::ValueOf(b)) => (x, y) = (*a, *b),
+                        (Body::ValueOf(_), _) | (_, Body::ValueOf(_)) => return false,
+                        _ => return self.same_statement(*p, *q),
+                    }
+                }
+                false
+            }
             _ => false,
         }
     }
@@ -882,7 +906,8 @@ impl<'a> Evaluator<'a> {
                 && !ev.value_imports.iter().any(|(imported, _)| imported == b);
             if !written_here {
                 // Not written for this resource: its members merge by value.
-                return ev.merge_by_value(*b, at, &mut |name, m| {
+                let merging_file = d.map(|d| ev.def(d).file);
+                return ev.merge_by_value(*b, at, merging_file, &mut |name, m| {
                     members.add(name, Contribution { def: m, outer: d });
                 });
             }
@@ -925,12 +950,17 @@ impl<'a> Evaluator<'a> {
 
     /// The members of a block that a `~>` merges but did not write (the value of another
     /// resource, reached by reference, or an imported file): each as a plain `=>` of the
-    /// member's final value ([`Body::ValueOf`]), placed where the member's first
-    /// definition is, so that it ranks as a plain definition written there would.
+    /// member's final value ([`Body::ValueOf`]). It ranks where the member's definitions
+    /// are, taken as a set, so that neither the order of imports nor a definition that
+    /// gives no value (`~(default)>`, `=> ?`) moves it: at the key they share, in the file
+    /// and reading position of the first of them (the first written in the merging file
+    /// if any is: it then conflicts with that file's own definitions, as a block written
+    /// there would).
     fn merge_by_value(
         &mut self,
         b: BlockId,
         at: cf2_syntax::Span,
+        merging_file: Option<FileId>,
         add: &mut dyn FnMut(Name<'a>, DefId),
     ) -> R<()> {
         let count = self.member_count(b, at)?;
@@ -938,21 +968,50 @@ impl<'a> Evaluator<'a> {
             let Some((name, slot)) = self.member_at(b, i) else {
                 break;
             };
-            let Some(&first) = self.slot(slot).defs.first() else {
+            // A `~(default)>` or a `=> ?` gives the value only when nothing else does: where
+            // something else is there, they do not place it.
+            let all = &self.slot(slot).defs;
+            let gives_value = |d: &&DefId| {
+                let def = self.def(**d);
+                let undef = matches!(def.body, Body::Expr(e, _) if matches!(e.kind, cf2_syntax::ast::ExprKind::Undef));
+                !(def.op.is_func("default") || undef)
+            };
+            let defs: Vec<DefId> = if all.iter().any(|d| gives_value(&d)) {
+                all.iter().filter(gives_value).copied().collect()
+            } else {
+                all.to_vec()
+            };
+            // The first in reading order, of those in the merging file if there are any.
+            let first_of = |in_merging: bool| {
+                defs.iter()
+                    .map(|d| self.def(*d))
+                    .filter(|d| !in_merging || Some(d.file) == merging_file)
+                    .min_by(|x, y| x.order.cmp(&y.order))
+            };
+            let Some(first) = first_of(true).or_else(|| first_of(false)) else {
                 continue;
             };
-            let first = self.def(first);
+            let mut prio = first.prio.clone();
+            for d in defs.iter().map(|d| self.def(*d)) {
+                let shared = prio
+                    .iter()
+                    .zip(d.prio.iter())
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                prio.truncate(shared);
+            }
+            let file = first.file;
             let by_value = Def {
                 op: Op::Assign,
                 body: Body::ValueOf(slot),
-                prio: first.prio.clone(),
+                prio,
                 order: first.order.clone(),
                 // A private member stays hidden when its value is all the merged member
                 // has, as it is when the block is shared (`A => $Defaults`); see
                 // `merged_block` for when other definitions are there too.
                 private: self.slot(slot).private,
                 site: first.site,
-                file: first.file,
+                file,
             };
             let d = self.new_def(by_value);
             add(name, d);
@@ -1093,11 +1152,14 @@ impl<'a> Evaluator<'a> {
             let def = self.def(d);
             match def.body {
                 Body::Implicit { .. } => "adds a member".to_string(),
+                Body::ValueOf(_) => "merged as a value".to_string(),
                 _ => def.op.symbol(),
             }
         };
         let describe = |d: DefId| match self.def(d).body {
             Body::Implicit { .. } => "adds a member here".to_string(),
+            // The member's own definition, whose value a `~>` of its block merged.
+            Body::ValueOf(_) => "its value is merged by a `~>` of its block".to_string(),
             _ => format!("`{}` here", self.def(d).op.symbol()),
         };
         // Blocks combine with `~>`, whatever the files: the hint to give when they are blocks.

@@ -95,7 +95,6 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
         host: &host,
         shared: &shared,
         out_dir: &out_dir,
-        dir,
         format,
         color,
     };
@@ -111,6 +110,8 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             })
             .collect()
     });
+    let mut reports = reports;
+    pool.install(|| write_replacing(&host, &out_dir, dir, &args.files, &mut reports));
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -135,10 +136,49 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     ExitCode::from(1)
 }
 
+/// Writes the outputs that replace files already in the directory, now that every host has
+/// read what it reads: one that replaces a file any host read is refused, whichever host
+/// finished first (an output written earlier would have changed what a later host read).
+fn write_replacing<H: cf2::Host>(
+    host: &Recorded<H>,
+    out_dir: &OutDir,
+    dir: &Path,
+    files: &[PathBuf],
+    reports: &mut [HostReport],
+) {
+    reports
+        .par_iter_mut()
+        .zip(files)
+        .for_each(|(report, file)| {
+            let Some((out, data)) = report.replacing.take() else {
+                return;
+            };
+            let path = dir.join(&out);
+            let written = match host.reads(&path) {
+                Some(read) => Err(format!(
+                    "the output `{}` would replace `{}`, a file this compile reads",
+                    path.display(),
+                    read.display()
+                )),
+                None => out_dir.write_named(&out, &data),
+            };
+            if let Err(msg) = written {
+                report.failed = true;
+                report.messages.push(Message::Plain(format!(
+                    "{}: error: {msg}\n",
+                    file.display()
+                )));
+            }
+        });
+}
+
 /// What compiling one host printed, kept until the whole batch is done.
 struct HostReport {
     failed: bool,
     messages: Vec<Message>,
+    /// An output whose name was in the directory already (its name and bytes): written
+    /// after every host has been compiled, unless one of them read the file it replaces.
+    replacing: Option<(String, Vec<u8>)>,
 }
 
 enum Message {
@@ -164,7 +204,6 @@ struct Batch<'a> {
     host: &'a Recorded<cf2::Secured<cf2::OsHost>>,
     shared: &'a std::sync::Arc<Loader>,
     out_dir: &'a OutDir,
-    dir: &'a Path,
     format: Format,
     color: bool,
 }
@@ -178,7 +217,6 @@ impl Batch<'_> {
             host,
             shared,
             out_dir,
-            dir,
             format,
             color,
         } = *self;
@@ -226,30 +264,27 @@ impl Batch<'_> {
                     })
                     .and_then(|data| {
                         // A name that was not in the directory is created, never replaced: only
-                        // one that was can be a file read.
-                        let path = dir.join(&out);
+                        // one that was can be a file read, by this host or another. It is
+                        // written once every host has read what it reads (`write_replacing`).
                         if out_dir.listed(&out) {
-                            if let Some(read) = host.reads(&path) {
-                                return Err(format!(
-                                    "the output `{}` would replace `{}`, a file this compile reads",
-                                    path.display(),
-                                    read.display()
-                                ));
-                            }
+                            return Ok(Some((out, data)));
                         }
-                        out_dir
-                            .write(&out, &data)
-                            .map_err(|e| crate::output::io_reason(&e))
+                        out_dir.write_named(&out, &data).map(|()| None)
                     });
-                if let Err(msg) = &written {
-                    messages.push(Message::Plain(format!(
-                        "{}: error: {msg}\n",
-                        file.display()
-                    )));
-                }
+                let (failed, replacing) = match written {
+                    Ok(replacing) => (false, replacing),
+                    Err(msg) => {
+                        messages.push(Message::Plain(format!(
+                            "{}: error: {msg}\n",
+                            file.display()
+                        )));
+                        (true, None)
+                    }
+                };
                 HostReport {
-                    failed: written.is_err(),
+                    failed,
                     messages,
+                    replacing,
                 }
             }
             Err(f) => {
@@ -258,6 +293,7 @@ impl Batch<'_> {
                 HostReport {
                     failed: true,
                     messages,
+                    replacing: None,
                 }
             }
         }

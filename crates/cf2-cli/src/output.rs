@@ -435,6 +435,18 @@ impl OutDir {
     }
 
     /// Writes `data` to the file `name` of the directory, whole or not at all.
+    /// [`OutDir::write`], its error a message naming the output (`cannot write
+    /// `out/web.json`: Is a directory`).
+    pub fn write_named(&self, name: &str, data: &[u8]) -> Result<(), String> {
+        self.write(name, data).map_err(|e| {
+            format!(
+                "cannot write `{}`: {}",
+                self.path.join(name).display(),
+                io_reason(&e)
+            )
+        })
+    }
+
     pub fn write(&self, name: &str, data: &[u8]) -> std::io::Result<()> {
         #[cfg(target_os = "linux")]
         if self.naming() != Naming::Rename as u8

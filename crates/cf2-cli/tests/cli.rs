@@ -998,43 +998,48 @@ fn an_output_that_is_a_file_the_compile_reads_is_refused() {
         fs::read_to_string(root.join("conf/data.yaml")).unwrap(),
         "text"
     );
-    // In a batch, the host whose output would replace a file read before fails; the
-    // others are written.
+    // In a batch, the host whose output would replace a file another host reads fails,
+    // whichever is compiled first; the others are written.
     write_files(root, &[("hosts/web.cf2", "import(common)\n")]);
-    let batch = |out: &str| {
-        cf2(
-            root,
-            &[
-                "compile",
-                "hosts/web.cf2",
-                "other/common.cf2",
-                "-j",
-                "1",
-                "--project-dir",
-                "conf",
-                "--out-dir",
-                out,
-                "--format",
-                "cf2",
-            ],
-        )
+    let batch = |out: &str, inputs: [&str; 2]| {
+        let mut args = vec!["compile"];
+        args.extend(inputs);
+        args.extend([
+            "-j",
+            "1",
+            "--project-dir",
+            "conf",
+            "--out-dir",
+            out,
+            "--format",
+            "cf2",
+        ]);
+        cf2(root, &args)
     };
-    let o = batch("conf");
-    assert_exit(&o, 1);
-    assert!(
-        stderr(&o).contains("other/common.cf2: error: the output `conf/common.cf2` would replace"),
-        "{}",
-        stderr(&o)
-    );
-    assert_eq!(
-        fs::read_to_string(root.join("conf/common.cf2")).unwrap(),
-        "Common => 1\n"
-    );
-    assert_eq!(
-        fs::read_to_string(root.join("conf/web.cf2")).unwrap(),
-        "Common => 1\n"
-    );
-    let o = batch("out");
+    for inputs in [
+        ["hosts/web.cf2", "other/common.cf2"],
+        ["other/common.cf2", "hosts/web.cf2"],
+    ] {
+        let _ = fs::remove_file(root.join("conf/web.cf2"));
+        let o = batch("conf", inputs);
+        assert_exit(&o, 1);
+        assert!(
+            stderr(&o)
+                .contains("other/common.cf2: error: the output `conf/common.cf2` would replace"),
+            "{inputs:?}: {}",
+            stderr(&o)
+        );
+        assert_eq!(
+            fs::read_to_string(root.join("conf/common.cf2")).unwrap(),
+            "Common => 1\n"
+        );
+        assert_eq!(
+            fs::read_to_string(root.join("conf/web.cf2")).unwrap(),
+            "Common => 1\n",
+            "{inputs:?}"
+        );
+    }
+    let o = batch("out", ["hosts/web.cf2", "other/common.cf2"]);
     assert_exit(&o, 0);
 }
 
@@ -1062,4 +1067,36 @@ fn a_main_file_that_is_a_directory_is_said_to_be_one() {
         assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
         assert!(!stderr(&o).contains("no such file\n"), "{}", stderr(&o));
     }
+}
+
+/// A batch output that cannot be written is named in the error, as a single compile's is.
+#[test]
+fn a_batch_write_error_names_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            ("hosts/web1.cf2", "A => 1\n"),
+            ("hosts/web2.cf2", "B => 2\n"),
+        ],
+    );
+    fs::create_dir_all(root.join("out/web2.json")).unwrap();
+    let o = cf2(
+        root,
+        &[
+            "compile",
+            "hosts/web1.cf2",
+            "hosts/web2.cf2",
+            "--out-dir",
+            "out",
+        ],
+    );
+    assert_exit(&o, 1);
+    assert!(
+        stderr(&o).contains("hosts/web2.cf2: error: cannot write `out/web2.json`: "),
+        "{}",
+        stderr(&o)
+    );
+    assert!(root.join("out/web1.json").is_file());
 }

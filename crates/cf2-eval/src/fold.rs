@@ -1006,9 +1006,7 @@ impl<'a> Evaluator<'a> {
                 body: Body::ValueOf(slot),
                 prio,
                 order: first.order.clone(),
-                // A private member stays hidden when its value is all the merged member
-                // has, as it is when the block is shared (`A => $Defaults`); see
-                // `merged_block` for when other definitions are there too.
+                // A private member stays private (see `merged_block`).
                 private: self.slot(slot).private,
                 site: first.site,
                 file,
@@ -1055,13 +1053,11 @@ impl<'a> Evaluator<'a> {
                 [only] => smallvec::smallvec![only.def],
                 many => many.iter().map(|c| self.placed(*c)).collect(),
             };
-            // Private if a definition written for it is; a member merged by value
-            // (`Body::ValueOf`) brings its privacy only when nothing else defines it, so a
-            // delegated file's `private` cannot hide what the importer assigns there.
-            let by_value = |d: &DefId| matches!(self.def(*d).body, Body::ValueOf(_));
-            let written_private = defs.iter().any(|d| !by_value(d) && self.def(*d).private);
-            let private = written_private
-                || (defs.iter().all(by_value) && defs.iter().any(|d| self.def(*d).private));
+            // Private if any definition is, one merged by value from a private member
+            // included: privacy travels with the value, as it does when the block is shared
+            // (`A => $Defaults`), and a definition of the merging side that may give no value
+            // (`=> ?`, an `if` not taken, an unused `~(default)>`) must not publish it.
+            let private = defs.iter().any(|d| self.def(*d).private);
             // The map is the block's member map: the slot is pushed, not inserted again.
             *at = self.push_slot(name.clone(), b, defs, private);
         }

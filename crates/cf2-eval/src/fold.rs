@@ -953,9 +953,9 @@ impl<'a> Evaluator<'a> {
     /// member's final value ([`Body::ValueOf`]). It ranks where the member's definitions
     /// are, taken as a set, so that neither the order of imports nor a definition that
     /// gives no value (`~(default)>`, `=> ?`) moves it: at the key they share, in the file
-    /// and reading position of the first of them (the first written in the merging file
-    /// if any is: it then conflicts with that file's own definitions, as a block written
-    /// there would).
+    /// of the first of them (the first written in the merging file if any is: it then
+    /// conflicts with that file's own definitions, as a block written there would). It is
+    /// read at the `~>`, in the order of the block's members.
     fn merge_by_value(
         &mut self,
         b: BlockId,
@@ -1005,7 +1005,9 @@ impl<'a> Evaluator<'a> {
                 op: Op::Assign,
                 body: Body::ValueOf(slot),
                 prio,
-                order: first.order.clone(),
+                // Read where the `~>` is, in the order of the merged block's members
+                // (clarifications §7): placed under the `~>`, whose position comes first.
+                order: smallvec::smallvec![i as u32],
                 // A private member stays private (see `merged_block`).
                 private: self.slot(slot).private,
                 site: first.site,

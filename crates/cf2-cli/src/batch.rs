@@ -98,7 +98,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
         format,
         color,
     };
-    let reports: Vec<HostReport> = pool.install(|| {
+    let mut reports: Vec<HostReport> = pool.install(|| {
         args.files
             .par_iter()
             .map(|file| {
@@ -110,7 +110,6 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             })
             .collect()
     });
-    let mut reports = reports;
     pool.install(|| write_replacing(&host, &out_dir, dir, &args.files, &mut reports));
     if let Some(b) = &bar {
         b.finish_and_clear();

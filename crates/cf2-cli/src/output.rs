@@ -434,7 +434,6 @@ impl OutDir {
             .fetch_max(naming as u8, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Writes `data` to the file `name` of the directory, whole or not at all.
     /// [`OutDir::write`], its error a message naming the output (`cannot write
     /// `out/web.json`: Is a directory`).
     pub fn write_named(&self, name: &str, data: &[u8]) -> Result<(), String> {
@@ -447,6 +446,7 @@ impl OutDir {
         })
     }
 
+    /// Writes `data` to the file `name` of the directory, whole or not at all.
     pub fn write(&self, name: &str, data: &[u8]) -> std::io::Result<()> {
         #[cfg(target_os = "linux")]
         if self.naming() != Naming::Rename as u8

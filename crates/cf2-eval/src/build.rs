@@ -290,15 +290,14 @@ impl<'a> Evaluator<'a> {
         let checked = match result {
             Err(e) => Err(e),
             Ok(deferred) => {
-                match self.check_inline_reads(b, inst, &reads, &work.inline_defs, work.initial) {
-                    Ok(()) => deferred.map_or(Ok(()), Err),
-                    Err(e) => {
-                        // The block's inline statements were not allowed to run: a `warn()`
-                        // one of them gave is not a result, and would read as the check passing.
-                        self.warnings.truncate(warned);
-                        Err(e)
-                    }
+                let allowed =
+                    self.check_inline_reads(b, inst, &reads, &work.inline_defs, work.initial);
+                if allowed.is_err() {
+                    // The block's inline statements were not allowed to run: a `warn()` one
+                    // of them gave is not a result, and would read as the check passing.
+                    self.warnings.truncate(warned);
                 }
+                allowed.and_then(|()| deferred.map_or(Ok(()), Err))
             }
         };
         if let Err(e) = checked {

@@ -240,6 +240,18 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Where a block made now sits: in the resource being evaluated.
+    /// Adds a warning the compile gives once, however often its place is evaluated (a
+    /// condition in a macro, a selector met again).
+    pub(crate) fn warn_once(&mut self, w: Diagnostic) {
+        if !self
+            .warnings
+            .iter()
+            .any(|x| crate::error::same_mistake(x, &w))
+        {
+            self.warnings.push(w);
+        }
+    }
+
     pub(crate) fn current_place(&self) -> Place {
         match self.stack.last() {
             Some(s) if self.elements.is_empty() => Place::Of(*s),

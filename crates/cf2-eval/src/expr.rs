@@ -220,13 +220,7 @@ impl<'a> Evaluator<'a> {
             .at(word.span)
             .with_label("text")
             .hint(format!("a reference to a resource starts with `$`: `${name}`"));
-            if !self
-                .warnings
-                .iter()
-                .any(|x| crate::error::same_mistake(x, &w))
-            {
-                self.warnings.push(w);
-            }
+            self.warn_once(w);
         }
     }
 
@@ -297,13 +291,7 @@ impl<'a> Evaluator<'a> {
             let w = Diagnostic::warning(format!("a warning was given by what {shown} selected"))
                 .at(at)
                 .note("the details are not shown, because the selector is a secret");
-            if !self
-                .warnings
-                .iter()
-                .any(|x| crate::error::same_mistake(x, &w))
-            {
-                self.warnings.push(w);
-            }
+            self.warn_once(w);
         }
         let hidden = self.settled.get(settled..).unwrap_or(&[]).to_vec();
         self.settled_in_secret.extend(hidden);

@@ -1000,7 +1000,6 @@ impl<'a> Evaluator<'a> {
                     .count();
                 prio.truncate(shared);
             }
-            let file = first.file;
             let by_value = Def {
                 op: Op::Assign,
                 body: Body::ValueOf(slot),
@@ -1011,7 +1010,7 @@ impl<'a> Evaluator<'a> {
                 // A private member stays private (see `merged_block`).
                 private: self.slot(slot).private,
                 site: first.site,
-                file,
+                file: first.file,
             };
             let d = self.new_def(by_value);
             add(name, d);

@@ -2006,10 +2006,7 @@ impl<'a> Parser<'a> {
                 "give `{name}` a value, e.g. `{name} {op_text} value`"
             ));
         };
-        let line_start = src
-            .get(..value.start as usize)
-            .and_then(|s| s.rfind('\n'))
-            .map_or(0, |i| i + 1);
+        let line_start = line_start(src, value.start as usize);
         let line = src
             .get(line_start..)
             .and_then(|s| s.lines().next())
@@ -2030,13 +2027,8 @@ impl<'a> Parser<'a> {
             return None;
         }
         let src = self.lex.src();
-        let line_start = |at: usize| {
-            src.get(..at)
-                .and_then(|s| s.rfind('\n'))
-                .map_or(0, |i| i + 1)
-        };
         let indent = |at: usize| {
-            let start = line_start(at);
+            let start = line_start(src, at);
             let line = src.get(start..).unwrap_or("");
             let width = line.len() - line.trim_start_matches([' ', '\t']).len();
             (start, width)
@@ -2213,6 +2205,13 @@ fn dotted(path: &[Ident]) -> String {
 }
 
 /// At most 40 characters of the first line of `s`.
+/// Where the line holding byte `at` of `src` starts.
+fn line_start(src: &str, at: usize) -> usize {
+    src.get(..at)
+        .and_then(|s| s.rfind('\n'))
+        .map_or(0, |i| i + 1)
+}
+
 fn shorten(s: &str) -> String {
     let line = s.lines().next().unwrap_or("");
     let mut out: String = line.chars().take(40).collect();

@@ -140,12 +140,27 @@ impl<'a> Evaluator<'a> {
                         } else {
                             format!("`{inside}`")
                         };
-                        // No hint to widen what the file sees: that is how a file is
-                        // delegated a part of the configuration (§5.1).
+                        // What the file sees is how it is delegated a part of the
+                        // configuration (§5.1), so the hint says how the importer can pass
+                        // the value in if it chooses to, and where the import is.
                         err.diag.notes.push(format!(
                             "`{}` is a top-level resource, but this file is imported into {inside}, and a reference in it sees only that block (reference §5.1)",
                             id.name
                         ));
+                        let chain = &self.scope(sc).chain;
+                        if let (Some(site), true) = (chain.site, chain.file == self.scope(sc).file)
+                        {
+                            err.diag.labels.push(cf2_syntax::diagnostic::Label {
+                                span: site,
+                                message: format!("imported here, into {inside}"),
+                            });
+                            if err.diag.hint.is_none() {
+                                err.diag.hint = Some(format!(
+                                    "if this file should see it, the importing file can import it inline into a block that has the member: `{{ import(...), private {0} => ${0} }}`",
+                                    id.name
+                                ));
+                            }
+                        }
                     }
                 }
                 if let Some(params) = &self.scope(sc).params {

@@ -63,6 +63,9 @@ pub struct Evaluator<'a> {
     /// an inline import or call that gives one adds that file as a lower source, as an
     /// inline import of a CF2 file does.
     pub(crate) value_imports: Vec<(BlockId, FileId)>,
+    /// Block literals written for a resource and merged with its other definitions, each
+    /// with the merged block (see [`Evaluator::scope_root`]).
+    pub(crate) merged_into: HashMap<BlockId, BlockId>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
     /// The main file (set once it is loaded): where messages about the configuration as a
@@ -145,6 +148,7 @@ impl<'a> Evaluator<'a> {
             settled_in_secret: Vec::new(),
             dup_reported: Vec::new(),
             value_imports: Vec::new(),
+            merged_into: HashMap::default(),
             main_dir: std::path::PathBuf::new(),
             main_file: None,
             cwd: loader.working_dir(host),
@@ -182,6 +186,24 @@ impl<'a> Evaluator<'a> {
 
     pub(crate) fn scope(&self, s: ScopeId) -> &Scope {
         &self.scopes[s.0 as usize]
+    }
+
+    /// Where `$X` written in `sc` is looked up (clarifications §3): the root of its file.
+    /// For a file imported inline into a block literal that was then merged with the
+    /// resource's other definitions, that is the merged block, since a reference sees the
+    /// resource's final value, as it does at the top level. Inline statements that run
+    /// while the literal is being built, before the merge, see the literal.
+    pub(crate) fn scope_root(&self, sc: ScopeId) -> BlockId {
+        let mut root = self.scope(sc).root;
+        // A merged block belongs to its own resource and is never merged as written into
+        // another, so this is one step; the bound only keeps the walk finite.
+        for _ in 0..8 {
+            match self.merged_into.get(&root) {
+                Some(&merged) if merged != root => root = merged,
+                _ => break,
+            }
+        }
+        root
     }
 
     pub(crate) fn new_block(&mut self, place: Place, state: BlockState<'a>) -> BlockId {

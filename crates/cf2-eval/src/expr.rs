@@ -109,8 +109,8 @@ impl<'a> Evaluator<'a> {
 
     /// `$name`: a macro parameter, else a resource of the scope's root.
     fn reference(&mut self, id: &'a ast::Ident, sc: ScopeId) -> R<Val> {
+        let root = self.scope_root(sc);
         let scope = self.scope(sc);
-        let root = scope.root;
         if let Some(params) = &scope.params {
             if let Some((_, t)) = params.iter().find(|(n, _)| **n == *id.name) {
                 let t = *t;

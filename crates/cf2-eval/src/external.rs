@@ -855,9 +855,11 @@ impl<'a> Evaluator<'a> {
         }
         let mut cur = match cur {
             Some(v) => v,
-            None => match self.member(scope.root, first, at)? {
+            None => match self.member(self.scope_root(sc), first, at)? {
                 Some(slot) => self.force(slot)?,
-                None => return Err(self.missing_member(scope.root, first, at, "resource")),
+                None => {
+                    return Err(self.missing_member(self.scope_root(sc), first, at, "resource"))
+                }
             },
         };
         for step in steps {

@@ -39,6 +39,9 @@ pub(crate) enum Folded<'a> {
 pub(crate) struct Gathered<'a> {
     names: NameMap<'a, SlotId>,
     contributions: Vec<Contributions>,
+    /// The block literals written for the resource whose members were gathered: files
+    /// imported inline into them see the merged block (`Evaluator::scope_root`).
+    bodies: Vec<BlockId>,
 }
 
 /// Values of definitions a fold has evaluated (see `Evaluator::fold_ranked`).
@@ -852,6 +855,7 @@ impl<'a> Evaluator<'a> {
         let mut members = Gathered {
             names: NameMap::with_capacity_and_hasher(8, Default::default()),
             contributions: Vec::with_capacity(8),
+            bodies: Vec::new(),
         };
         // `onto`: for the value below, the `~>` merging onto it (the one at fault).
         let mut contribute = |ev: &mut Evaluator<'a>,
@@ -917,6 +921,8 @@ impl<'a> Evaluator<'a> {
             if read {
                 return Ok(());
             }
+            // Built: it may hold inline imports, whose files must see the merged block.
+            members.bodies.push(*b);
             let count = ev.member_count(*b, at)?;
             for i in 0..count {
                 let Some((name, slot)) = ev.member_at(*b, i) else {
@@ -943,6 +949,7 @@ impl<'a> Evaluator<'a> {
                 for (name, at) in &m.names {
                     members.add_all(name.clone(), m.of(*at).iter().copied());
                 }
+                members.bodies.extend(m.bodies);
             }
         }
         Ok(Folded::Merge(members))
@@ -1023,6 +1030,7 @@ impl<'a> Evaluator<'a> {
         let Gathered {
             mut names,
             contributions,
+            bodies,
         } = gathered;
         let of = |at: &SlotId| contributions_at(&contributions, *at);
         let mut sorted = true;
@@ -1046,6 +1054,9 @@ impl<'a> Evaluator<'a> {
             });
         }
         let b = self.new_block(Place::Of(s), BlockState::Built);
+        for body in bodies {
+            self.merged_into.insert(body, b);
+        }
         self.slots.reserve(names.len());
         for (name, at) in names.iter_mut() {
             let defs: Defs = match of(at) {

@@ -193,7 +193,7 @@ impl<'a> Evaluator<'a> {
         {
             return e;
         }
-        let Some(&slot) = self.block(scope.root).members.get(&*id.name) else {
+        let Some(&slot) = self.block(self.scope_root(sc)).members.get(&*id.name) else {
             return e;
         };
         if let [def] = self.slot(slot).defs.as_slice() {

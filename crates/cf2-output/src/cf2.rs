@@ -210,7 +210,9 @@ fn regex(out: &mut String, pattern: &str) {
             '/' => out.push_str("\\/"),
             // A regex cannot hold a line end.
             '\n' => out.push_str("\\n"),
-            '$' if chars.peek() == Some(&'{') => out.push_str("$\\"),
+            // `${` would start an interpolation, and `$\{` would turn a quantifier of the
+            // anchor (`${1}`) into literal text: a group matches the same either way.
+            '$' if chars.peek() == Some(&'{') => out.push_str("(?:$)"),
             c => out.push(c),
         }
     }
@@ -233,7 +235,8 @@ mod tests {
         assert_eq!(re(r"a\/b"), r"/a\/b/");
         assert_eq!(re(r"a\\/b"), r"/a\\\/b/");
         assert_eq!(re(r"\d+\.\d+$"), r"/\d+\.\d+$/");
-        assert_eq!(re("x${y}"), r"/x$\{y}/");
+        assert_eq!(re("x${y}"), r"/x(?:$){y}/");
+        assert_eq!(re("a${1}"), r"/a(?:$){1}/");
         assert_eq!(re(r"x\${y}"), r"/x\${y}/");
         assert_eq!(re("a\\"), r"/a\\/");
         assert_eq!(re("a\nb\tc"), "/a\\nb\tc/");

@@ -41,12 +41,43 @@ pub(crate) fn render(value: &Value, what: &str) -> Result<String, OutputError> {
     if w.out.contains('\0') {
         return Err(OutputError::Invalid {
             format: Format::Cf2,
-            what: what.to_string(),
+            what: join_path(what, &nul_path(value)),
             message: "it holds text with a NUL character, which CF2 source cannot contain"
                 .to_string(),
         });
     }
     Ok(w.out)
+}
+
+/// Where in `value` the first text holding a NUL is (for the message), found without
+/// recursion, since values may be nested deeper than the stack allows.
+fn nul_path(value: &Value) -> Vec<String> {
+    // Each entry: a value, how deep it is, and its name in its parent (none for the root).
+    let mut stack: Vec<(&Value, usize, Option<String>)> = vec![(value, 0, None)];
+    let mut path: Vec<String> = Vec::new();
+    while let Some((v, depth, name)) = stack.pop() {
+        path.truncate(depth.saturating_sub(1));
+        if let Some(name) = name {
+            path.push(name);
+        }
+        match v {
+            Value::Literal(t) | Value::String(t) | Value::Regex(t) if t.contains('\0') => {
+                return path;
+            }
+            Value::Block(block) => {
+                for (name, member) in block.iter().rev() {
+                    stack.push((member, depth + 1, Some(name.clone())));
+                }
+            }
+            Value::List(items) => {
+                for (i, item) in items.iter().enumerate().rev() {
+                    stack.push((item, depth + 1, Some(i.to_string())));
+                }
+            }
+            _ => {}
+        }
+    }
+    Vec::new()
 }
 
 struct Writer<'a> {

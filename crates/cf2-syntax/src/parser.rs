@@ -1806,10 +1806,16 @@ impl<'a> Parser<'a> {
                     .get(span.start as usize..span.end as usize)
                     .unwrap_or("")
                     .replace(char::is_whitespace, "");
+                let note = if text.contains('.') {
+                    // A 64-bit float: its largest finite value is about 1.8 × 10^308.
+                    "a number with a fraction must be less than about 1.8 × 10^308 in size".to_string()
+                } else {
+                    format!("integers must lie between {} and {}", i64::MIN, i64::MAX)
+                };
                 Diagnostic::error(format!("number too large: `{}`", shorten(&text)))
                     .at(span)
                     .with_label("too large")
-                    .note(format!("integers must lie between {} and {}", i64::MIN, i64::MAX))
+                    .note(note)
             }
             E::DollarNoName(t) => {
                 let d = self.expected(t, "a resource name after `$`");

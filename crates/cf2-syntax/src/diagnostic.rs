@@ -178,9 +178,19 @@ fn excerpt(
     let gutter = line.to_string().len().max(2);
     let pad = " ".repeat(gutter);
     let _ = writeln!(out, "{pad} |");
-    let shown: String = text.chars().take(200).collect();
+    // A long line (a generated or minified file) is shown from a little before the span,
+    // 200 characters at most, so the carets stay in view.
+    let skip = if col > 120 { col - 60 } else { 0 };
+    let elided = if skip > 0 { "…" } else { "" };
+    let shown: String = elided
+        .chars()
+        .chain(text.chars().skip(skip).take(200))
+        .collect();
     let _ = writeln!(out, "{line:>gutter$} | {}", shown.replace('\t', " "));
-    let before: String = text.chars().take(col.saturating_sub(1)).collect();
+    let before: String = elided
+        .chars()
+        .chain(text.chars().skip(skip).take(col.saturating_sub(1) - skip))
+        .collect();
     let start_w = UnicodeWidthStr::width(before.as_str());
     let width = if end_line == line {
         let covered: String = text
@@ -194,6 +204,12 @@ fn excerpt(
             .saturating_sub(start_w)
             .max(1)
     };
+    // Not past the end of what is shown.
+    let width = width.min(
+        UnicodeWidthStr::width(shown.as_str())
+            .saturating_sub(start_w)
+            .max(1),
+    );
     let carets = "^".repeat(width.min(200));
     let carets = if color {
         format!("\x1b[{code}m{carets}\x1b[0m")

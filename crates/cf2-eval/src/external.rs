@@ -863,10 +863,7 @@ impl<'a> Evaluator<'a> {
             },
         };
         for step in steps {
-            let key = match step.parse::<i64>() {
-                Ok(i) => Val::Num(Number::Int(i)),
-                Err(_) => Val::Lit(Rc::from(step)),
-            };
+            let key = Val::Lit(Rc::from(step));
             cur = self.select_value(cur, &key, at, at)?;
         }
         Ok(cur)

@@ -391,10 +391,9 @@ fn select_path(
                 None => return Err(not_there(ev, ev.missing_member(b, step, at, "member"))),
             },
             other => {
-                let key = match step.parse::<i64>() {
-                    Ok(i) => Val::Num(cf2_value::Number::Int(i)),
-                    Err(_) => Val::Lit(Rc::from(step)),
-                };
+                // As text, so a list index reads as `$X.('1')` does in the language
+                // (`+1` is not a number there either).
+                let key = Val::Lit(Rc::from(step));
                 at_slot = false;
                 ev.select_value(other, &key, at, at)
                     .map_err(|e| not_there(ev, e))?

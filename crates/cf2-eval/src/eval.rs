@@ -41,6 +41,9 @@ pub struct Evaluator<'a> {
     /// The positions in the list literals being evaluated for the innermost slot, outermost
     /// first: a block made there is named `a.1.e`, not `a.e` (see [`Place::Element`]).
     pub(crate) elements: Vec<u32>,
+    /// While a macro argument is evaluated: the depth of `stack` then, and the resource
+    /// being evaluated at its call, which its blocks are placed in (see `force_thunk`).
+    pub(crate) thunk_place: Option<(usize, Option<SlotId>)>,
     /// The definitions being evaluated, each with the depth of [`Evaluator::stack`] then:
     /// a cycle is shown at the definitions that take part in it.
     pub(crate) evaluating: Vec<(usize, DefId)>,
@@ -139,6 +142,7 @@ impl<'a> Evaluator<'a> {
             thunks: Vec::new(),
             stack: Vec::new(),
             elements: Vec::new(),
+            thunk_place: None,
             evaluating: Vec::new(),
             capture_sink: None,
             warnings: Vec::new(),
@@ -275,9 +279,13 @@ impl<'a> Evaluator<'a> {
     }
 
     pub(crate) fn current_place(&self) -> Place {
-        match self.stack.last() {
-            Some(s) if self.elements.is_empty() => Place::Of(*s),
-            Some(s) => Place::Element(*s, Rc::from(self.elements.as_slice())),
+        let slot = match self.thunk_place {
+            Some((depth, made_for)) if depth == self.stack.len() => made_for,
+            _ => self.stack.last().copied(),
+        };
+        match slot {
+            Some(s) if self.elements.is_empty() => Place::Of(s),
+            Some(s) => Place::Element(s, Rc::from(self.elements.as_slice())),
             None => Place::Top,
         }
     }

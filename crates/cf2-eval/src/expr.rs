@@ -177,8 +177,14 @@ impl<'a> Evaluator<'a> {
     }
 
     pub(crate) fn force_thunk(&mut self, t: ThunkId, at: Span) -> R<Val> {
-        let (expr, scope, state) = match self.thunks.get(t.0 as usize) {
-            Some(th) => (th.expr, th.scope, th.state.clone()),
+        let (expr, scope, state, made_for, elements) = match self.thunks.get(t.0 as usize) {
+            Some(th) => (
+                th.expr,
+                th.scope,
+                th.state.clone(),
+                th.made_for,
+                th.elements.clone(),
+            ),
             None => return Ok(Val::Undef),
         };
         match state {
@@ -188,7 +194,15 @@ impl<'a> Evaluator<'a> {
             )),
             ThunkState::Pending => {
                 self.set_thunk(t, ThunkState::Active);
+                // Evaluated where the call was, not where it is first needed: the place of
+                // a block decides whether a `~>` merges it as written (`fold::merge`), so
+                // it must not depend on the order of evaluation.
+                let depth = self.stack.len();
+                let place = self.thunk_place.replace((depth, made_for));
+                let outer_elements = std::mem::replace(&mut self.elements, elements);
                 let r = self.eval(expr, scope);
+                self.elements = outer_elements;
+                self.thunk_place = place;
                 match &r {
                     Ok(v) => self.set_thunk(t, ThunkState::Done(v.clone())),
                     Err(_) => self.set_thunk(t, ThunkState::Pending),
@@ -638,6 +652,8 @@ impl<'a> Evaluator<'a> {
                 expr: a,
                 scope: sc,
                 state: ThunkState::Pending,
+                made_for: self.stack.last().copied(),
+                elements: self.elements.clone(),
             });
             params.push((Rc::from(&*p.name), t));
         }

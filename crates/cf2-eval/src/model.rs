@@ -501,6 +501,10 @@ pub struct Thunk<'a> {
     pub expr: &'a Expr,
     pub scope: ScopeId,
     pub state: ThunkState,
+    /// The resource being evaluated at the call, and the list positions in it: blocks the
+    /// argument makes are placed there, whoever forces it first (see `current_place`).
+    pub made_for: Option<SlotId>,
+    pub elements: Vec<u32>,
 }
 
 #[derive(Debug, Clone)]

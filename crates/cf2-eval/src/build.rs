@@ -307,8 +307,63 @@ impl<'a> Evaluator<'a> {
         if let Some(i) = self.insts.get_mut(inst.0 as usize) {
             i.freeze();
         }
+        // A literal made for a resource may be merged with its other definitions: what its
+        // inline statements read is checked against the merged block then.
+        if !reads.is_empty() && matches!(self.block(b).place, Place::Of(_)) {
+            let read = reads.into_iter().map(|(name, at, _)| (name, at)).collect();
+            self.inline_reads.insert(b, read);
+        }
         self.sort_members(b);
         Ok(())
+    }
+
+    /// An inline statement of a block literal runs while the literal is built, before a
+    /// `~>` merges it with the resource's other definitions, so it sees the literal's own
+    /// members (semantics §3). Where the merged member's final value differs from the one
+    /// it saw, its decision would contradict the configuration: an error, never a wrong
+    /// answer (the rule of reference §3.8 and §3.10, applied across the merge).
+    pub(crate) fn inline_read_saw_final(&mut self, s: SlotId, fin: &Val) -> R<()> {
+        let Some((seen_slot, read_at)) = self.inline_read_checks.remove(&s) else {
+            return Ok(());
+        };
+        let seen = match &self.slot(seen_slot).state {
+            SlotState::Done(v) => v.clone(),
+            _ => return Ok(()),
+        };
+        if self.equal(&seen, fin, read_at)? {
+            return Ok(());
+        }
+        let path = self.slot_path(s);
+        let name = self.slot(s).name.to_string();
+        let own: Vec<Span> = self
+            .slot(seen_slot)
+            .defs
+            .iter()
+            .map(|d| self.def(*d).site)
+            .collect();
+        let outside = self
+            .slot(s)
+            .defs
+            .iter()
+            .map(|d| self.def(*d).site)
+            .find(|site| !own.contains(site));
+        let mut d = Diagnostic::error(format!(
+            "an inline statement decided with `{name}` = {}, but `{path}` is {} once the block is merged",
+            seen.describe(),
+            fin.describe()
+        ))
+        .at(read_at)
+        .with_label(format!("`{name}` is read here, in the block literal alone"));
+        if let Some(site) = outside {
+            d = d.also(
+                site,
+                format!("`{path}` gets a value here, outside the literal"),
+            );
+        }
+        Err(EvalError::new(
+            d.note("inline statements in a `{ ... }` literal run before it is merged with the resource's other definitions, so they see only the literal's own members (docs/semantics.md §3)")
+                .hint(format!("give `{name}` its value inside the literal that holds the inline statement (`{{ import(...), {name} => ... }}`), or decide with a value (`X => if (${name}) then ... else ...`) instead of an inline `if`")),
+        ))
     }
 
     fn run_inline(

@@ -69,6 +69,13 @@ pub struct Evaluator<'a> {
     /// Block literals written for a resource and merged with its other definitions, each
     /// with the merged block (see [`Evaluator::scope_root`]).
     pub(crate) merged_into: HashMap<BlockId, BlockId>,
+    /// Members of a literal that its inline statements read while it was built, by block
+    /// (only literals made for a resource, which a `~>` may merge).
+    pub(crate) inline_reads: HashMap<BlockId, Vec<(Rc<str>, Span)>>,
+    /// Members of merged blocks whose final value must equal what an inline statement of
+    /// a merged literal read: the literal's member, and where it was read
+    /// (`Evaluator::inline_read_saw_final`).
+    pub(crate) inline_read_checks: HashMap<SlotId, (SlotId, Span)>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
     /// The main file (set once it is loaded): where messages about the configuration as a
@@ -153,6 +160,8 @@ impl<'a> Evaluator<'a> {
             dup_reported: Vec::new(),
             value_imports: Vec::new(),
             merged_into: HashMap::default(),
+            inline_reads: HashMap::default(),
+            inline_read_checks: HashMap::default(),
             main_dir: std::path::PathBuf::new(),
             main_file: None,
             cwd: loader.working_dir(host),
@@ -363,6 +372,15 @@ impl<'a> Evaluator<'a> {
         self.stack.pop();
         match result {
             Ok((v, outcome)) => {
+                if !self.inline_read_checks.is_empty() {
+                    if let Err(mut e) = self.inline_read_saw_final(s, &v) {
+                        if e.diag.resource.is_none() {
+                            e.diag.resource = Some(self.slot_path(s));
+                        }
+                        self.slot_mut(s).state = SlotState::Failed(e.clone());
+                        return Err(e);
+                    }
+                }
                 let slot = self.slot_mut(s);
                 slot.state = SlotState::Done(v.clone());
                 // Only a traced slot is read back (provenance, in settling order).

@@ -361,8 +361,8 @@ impl<'a> Evaluator<'a> {
             );
         }
         Err(EvalError::new(
-            d.note("inline statements in a `{ ... }` literal run before it is merged with the resource's other definitions, so they see only the literal's own members (docs/semantics.md §3)")
-                .hint(format!("give `{name}` its value inside the literal that holds the inline statement (`{{ import(...), {name} => ... }}`), or decide with a value (`X => if (${name}) then ... else ...`) instead of an inline `if`")),
+            d.note(LITERAL_SEES_ITS_OWN_MEMBERS)
+                .hint(give_inside_the_literal(&name)),
         ))
     }
 
@@ -955,4 +955,12 @@ fn refs_in_if<'e>(i: &'e ast::If, out: &mut Vec<(&'e str, Span)>) {
     if let Some(o) = &i.otherwise {
         refs_in(o, out);
     }
+}
+
+/// Why an inline statement of a block literal does not see a member merged in from outside.
+pub(crate) const LITERAL_SEES_ITS_OWN_MEMBERS: &str = "inline statements in a `{ ... }` literal run before it is merged with the resource's other definitions, so they see only the literal's own members (docs/semantics.md §3)";
+
+/// How to give an inline statement of a block literal the member `name` it reads.
+pub(crate) fn give_inside_the_literal(name: &str) -> String {
+    format!("give `{name}` its value inside the literal that holds the inline statement (`{{ import(...), {name} => ... }}`), or decide with a value (`X => if (${name}) then ... else ...`) instead of an inline `if`")
 }

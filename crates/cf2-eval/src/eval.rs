@@ -549,10 +549,50 @@ impl<'a> Evaluator<'a> {
                     format!("read while this inline {kind} is evaluated"),
                 );
             }
-            d = d.note(
-                "resources that inline `import`s, `if`s or function calls add to a block cannot be read by those inline statements",
-            );
+            match self.given_outside_literal(b, name) {
+                Some(site) => {
+                    let path = self.block_path(b);
+                    d = d
+                        .also(
+                            site,
+                            format!("`{path}.{name}` gets a value here, outside the literal"),
+                        )
+                        .note(crate::build::LITERAL_SEES_ITS_OWN_MEMBERS)
+                        .hint(crate::build::give_inside_the_literal(name));
+                }
+                None => {
+                    d = d.note(
+                        "resources that inline `import`s, `if`s or function calls add to a block cannot be read by those inline statements",
+                    );
+                }
+            }
         }
         EvalError::missing(d)
+    }
+
+    /// For a block literal made for a resource: where another definition of that resource
+    /// gives it the member `name` (an implicit path `Web.Tls => …`, or a `{ ... }` written
+    /// with it), which the literal's inline statements cannot see (semantics §3).
+    fn given_outside_literal(&self, b: BlockId, name: &str) -> Option<Span> {
+        let Place::Of(owner) = self.block(b).place else {
+            return None;
+        };
+        self.slot(owner).defs.iter().find_map(|d| {
+            let def = self.def(*d);
+            let gives = match &def.body {
+                Body::Implicit { def: rd, next, .. } => {
+                    rd.path.get(*next).is_some_and(|id| *id.name == *name)
+                }
+                Body::Expr(e, _) => match &e.kind {
+                    cf2_syntax::ast::ExprKind::Block(stmts) => stmts.iter().any(|st| {
+                        matches!(st, Statement::Resource(rd)
+                            if rd.path.first().is_some_and(|id| *id.name == *name))
+                    }),
+                    _ => false,
+                },
+                _ => false,
+            };
+            gives.then_some(def.site)
+        })
     }
 }

@@ -678,7 +678,11 @@ impl<'a> Evaluator<'a> {
                 let imported = self.value_imports.iter().find(|(v, _)| *v == from);
                 let imported = imported.map(|&(_, file)| file);
                 let node = match imported.map(|file| self.lower_source_node(src, file)) {
-                    Some(SourceNode::New(node)) => node,
+                    Some(SourceNode::New(node)) => {
+                        // As `import(x)` there: the file's references see this block.
+                        self.merged_into.insert(from, b);
+                        node
+                    }
                     // A file reached along several paths into the same block is one source
                     // (clarifications §5): its statements are in the block already.
                     Some(SourceNode::Existing(_)) => return Ok(()),

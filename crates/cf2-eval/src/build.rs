@@ -322,17 +322,42 @@ impl<'a> Evaluator<'a> {
     /// members (semantics §3). Where the merged member's final value differs from the one
     /// it saw, its decision would contradict the configuration: an error, never a wrong
     /// answer (the rule of reference §3.8 and §3.10, applied across the merge).
+    ///
+    /// Only a text, number, boolean or regex is compared: a block or a list was most likely
+    /// read for one of its parts, and comparing it whole would evaluate parts nothing needs.
     pub(crate) fn inline_read_saw_final(&mut self, s: SlotId, fin: &Val) -> R<()> {
-        let Some((seen_slot, read_at)) = self.inline_read_checks.remove(&s) else {
+        let Some(mut checks) = self.inline_read_checks.remove(&s) else {
             return Ok(());
         };
-        let seen = match &self.slot(seen_slot).state {
-            SlotState::Done(v) => v.clone(),
-            _ => return Ok(()),
-        };
-        if self.equal(&seen, fin, read_at)? {
+        if matches!(fin, Val::Block(_) | Val::List(_)) {
             return Ok(());
         }
+        // The same read reported whatever the order of the statements.
+        checks.sort_by_cached_key(|(_, at)| {
+            let path = self.file(at.file).map(|f| f.path.clone());
+            (path, at.start)
+        });
+        for (seen_slot, read_at) in checks {
+            let seen = match &self.slot(seen_slot).state {
+                SlotState::Done(v) => v.clone(),
+                _ => continue,
+            };
+            if matches!(seen, Val::Block(_) | Val::List(_)) || self.equal(&seen, fin, read_at)? {
+                continue;
+            }
+            return Err(self.inline_read_differs(s, seen_slot, read_at, &seen, fin));
+        }
+        Ok(())
+    }
+
+    fn inline_read_differs(
+        &self,
+        s: SlotId,
+        seen_slot: SlotId,
+        read_at: Span,
+        seen: &Val,
+        fin: &Val,
+    ) -> EvalError {
         let path = self.slot_path(s);
         let name = self.slot(s).name.to_string();
         let own: Vec<Span> = self
@@ -360,10 +385,10 @@ impl<'a> Evaluator<'a> {
                 format!("`{path}` gets a value here, outside the literal"),
             );
         }
-        Err(EvalError::new(
+        EvalError::new(
             d.note(LITERAL_SEES_ITS_OWN_MEMBERS)
                 .hint(give_inside_the_literal(&name)),
-        ))
+        )
     }
 
     fn run_inline(
@@ -456,29 +481,17 @@ impl<'a> Evaluator<'a> {
                         // does: the block outranks what it imports (docs/semantics.md).
                         self.run_inline_import(b, &src, imp, &order, work)?;
                     } else {
+                        let made = self.value_imports.len();
                         let v = self.eval(branch, scope)?;
-                        self.add_inline_value(
-                            b,
-                            &src,
-                            v,
-                            branch.span,
-                            "an inline `if`",
-                            &order,
-                            work,
-                        )?;
+                        let what = "an inline `if`";
+                        self.add_inline_value(b, &src, (v, made), branch.span, what, &order, work)?;
                     }
                 }
                 Statement::Call(call) => {
+                    let made = self.value_imports.len();
                     let v = self.eval_call(call, item.scope)?;
-                    self.add_inline_value(
-                        b,
-                        &src,
-                        v,
-                        call.span,
-                        "an inline function call",
-                        &order,
-                        work,
-                    )?;
+                    let what = "an inline function call";
+                    self.add_inline_value(b, &src, (v, made), call.span, what, &order, work)?;
                 }
                 Statement::Resource(_) | Statement::Macro(_) => {}
             }
@@ -496,13 +509,14 @@ impl<'a> Evaluator<'a> {
         order: &Order,
         work: &mut Work<'a>,
     ) -> R<()> {
+        let made = self.value_imports.len();
         match self.resolve_import_expr(imp, src.scope)? {
             Some(crate::resolve::Imported::File(file)) => {
                 self.inline_import(b, src, imp, file, order, work)
             }
             Some(crate::resolve::Imported::Value(v)) => {
                 let what = "an inline import";
-                self.add_inline_value(b, src, v, imp.span, what, order, work)
+                self.add_inline_value(b, src, (v, made), imp.span, what, order, work)
             }
             None => Ok(()),
         }
@@ -659,11 +673,13 @@ impl<'a> Evaluator<'a> {
     /// An inline `if` branch or function call that gave a value: a block's resources join
     /// this block; nothing (undefined) adds nothing; anything else is an error.
     #[allow(clippy::too_many_arguments)]
+    /// `made`: how many value imports there were before the statement was evaluated; a
+    /// block imported after that is one the statement itself imported.
     fn add_inline_value(
         &mut self,
         b: BlockId,
         src: &Source,
-        v: Val,
+        (v, made): (Val, usize),
         at: Span,
         what: &str,
         order: &[u32],
@@ -675,12 +691,22 @@ impl<'a> Evaluator<'a> {
                 let members = self.members(from, at)?;
                 // A file imported as a value (`def m(f) = import($f)`, then `m(x)`) joins
                 // as a lower source, as `import(x)` there would: the block outranks it.
-                let imported = self.value_imports.iter().find(|(v, _)| *v == from);
-                let imported = imported.map(|&(_, file)| file);
+                let imported = self.value_imports.iter().position(|(v, _)| *v == from);
+                // Made by this statement: after it started, and here, not while it
+                // evaluated another resource (`use($W)` forcing `W => import(web)`).
+                let made_here = imported.is_some_and(|i| i >= made)
+                    && self.block(from).place == self.current_place();
+                let imported = imported
+                    .and_then(|i| self.value_imports.get(i))
+                    .map(|&(_, file)| file);
                 let node = match imported.map(|file| self.lower_source_node(src, file)) {
                     Some(SourceNode::New(node)) => {
-                        // As `import(x)` there: the file's references see this block.
-                        self.merged_into.insert(from, b);
+                        // Imported by this statement, as `import(x)` there would: the
+                        // file's references see this block. A block that is already
+                        // another resource's value (`use($W)`) keeps its own.
+                        if made_here {
+                            self.merged_into.insert(from, b);
+                        }
                         node
                     }
                     // A file reached along several paths into the same block is one source

@@ -75,7 +75,7 @@ pub struct Evaluator<'a> {
     /// Members of merged blocks whose final value must equal what an inline statement of
     /// a merged literal read: the literal's member, and where it was read
     /// (`Evaluator::inline_read_saw_final`).
-    pub(crate) inline_read_checks: HashMap<SlotId, (SlotId, Span)>,
+    pub(crate) inline_read_checks: HashMap<SlotId, Vec<(SlotId, Span)>>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
     /// The main file (set once it is loaded): where messages about the configuration as a
@@ -564,6 +564,12 @@ impl<'a> Evaluator<'a> {
                     d = d.note(
                         "resources that inline `import`s, `if`s or function calls add to a block cannot be read by those inline statements",
                     );
+                    // Another definition of the resource may give it, out of sight.
+                    if let Place::Of(owner) = self.block(b).place {
+                        if self.slot(owner).defs.len() > 1 {
+                            d = d.note(crate::build::LITERAL_SEES_ITS_OWN_MEMBERS);
+                        }
+                    }
                 }
             }
         }

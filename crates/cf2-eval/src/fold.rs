@@ -1084,7 +1084,10 @@ impl<'a> Evaluator<'a> {
                 let merged = names.get(&**name).copied();
                 let own = self.block(*body).members.get(&**name).copied();
                 if let (Some(merged), Some(own)) = (merged, own) {
-                    self.inline_read_checks.entry(merged).or_insert((own, *at));
+                    self.inline_read_checks
+                        .entry(merged)
+                        .or_default()
+                        .push((own, *at));
                 }
             }
         }

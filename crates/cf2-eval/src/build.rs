@@ -481,14 +481,14 @@ impl<'a> Evaluator<'a> {
                         // does: the block outranks what it imports (docs/semantics.md).
                         self.run_inline_import(b, &src, imp, &order, work)?;
                     } else {
-                        let made = self.value_imports.len();
+                        let made = self.blocks.len();
                         let v = self.eval(branch, scope)?;
                         let what = "an inline `if`";
                         self.add_inline_value(b, &src, (v, made), branch.span, what, &order, work)?;
                     }
                 }
                 Statement::Call(call) => {
-                    let made = self.value_imports.len();
+                    let made = self.blocks.len();
                     let v = self.eval_call(call, item.scope)?;
                     let what = "an inline function call";
                     self.add_inline_value(b, &src, (v, made), call.span, what, &order, work)?;
@@ -509,7 +509,7 @@ impl<'a> Evaluator<'a> {
         order: &Order,
         work: &mut Work<'a>,
     ) -> R<()> {
-        let made = self.value_imports.len();
+        let made = self.blocks.len();
         match self.resolve_import_expr(imp, src.scope)? {
             Some(crate::resolve::Imported::File(file)) => {
                 self.inline_import(b, src, imp, file, order, work)
@@ -673,8 +673,8 @@ impl<'a> Evaluator<'a> {
     /// An inline `if` branch or function call that gave a value: a block's resources join
     /// this block; nothing (undefined) adds nothing; anything else is an error.
     #[allow(clippy::too_many_arguments)]
-    /// `made`: how many value imports there were before the statement was evaluated; a
-    /// block imported after that is one the statement itself imported.
+    /// `made`: how many blocks there were before the statement was evaluated; a block
+    /// made after that, where the statement is, is one the statement itself made.
     fn add_inline_value(
         &mut self,
         b: BlockId,
@@ -691,24 +691,21 @@ impl<'a> Evaluator<'a> {
                 let members = self.members(from, at)?;
                 // A file imported as a value (`def m(f) = import($f)`, then `m(x)`) joins
                 // as a lower source, as `import(x)` there would: the block outranks it.
-                let imported = self.value_imports.iter().position(|(v, _)| *v == from);
-                // Made by this statement: after it started, and here, not while it
-                // evaluated another resource (`use($W)` forcing `W => import(web)`).
-                let made_here = imported.is_some_and(|i| i >= made)
-                    && self.block(from).place == self.current_place();
-                let imported = imported
-                    .and_then(|i| self.value_imports.get(i))
-                    .map(|&(_, file)| file);
+                // Made by this statement (a file it imported, a literal it gave): after it
+                // started, and here, not while it evaluated another resource (`use($W)`
+                // forcing `W => import(web)`). Its resources join the block as if written
+                // there, so the references of files imported into it see this block, as
+                // they would through `import(x)` written there. A block that is another
+                // resource's value keeps its own.
+                let made_here =
+                    from.0 as usize >= made && self.block(from).place == self.current_place();
+                if made_here {
+                    self.merged_into.insert(from, b);
+                }
+                let imported = self.value_imports.iter().find(|(v, _)| *v == from);
+                let imported = imported.map(|&(_, file)| file);
                 let node = match imported.map(|file| self.lower_source_node(src, file)) {
-                    Some(SourceNode::New(node)) => {
-                        // Imported by this statement, as `import(x)` there would: the
-                        // file's references see this block. A block that is already
-                        // another resource's value (`use($W)`) keeps its own.
-                        if made_here {
-                            self.merged_into.insert(from, b);
-                        }
-                        node
-                    }
+                    Some(SourceNode::New(node)) => node,
                     // A file reached along several paths into the same block is one source
                     // (clarifications §5): its statements are in the block already.
                     Some(SourceNode::Existing(_)) => return Ok(()),

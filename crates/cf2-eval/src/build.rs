@@ -481,17 +481,15 @@ impl<'a> Evaluator<'a> {
                         // does: the block outranks what it imports (docs/semantics.md).
                         self.run_inline_import(b, &src, imp, &order, work)?;
                     } else {
-                        let made = self.blocks.len();
                         let v = self.eval(branch, scope)?;
                         let what = "an inline `if`";
-                        self.add_inline_value(b, &src, (v, made), branch.span, what, &order, work)?;
+                        self.add_inline_value(b, &src, v, branch.span, what, &order, work)?;
                     }
                 }
                 Statement::Call(call) => {
-                    let made = self.blocks.len();
                     let v = self.eval_call(call, item.scope)?;
                     let what = "an inline function call";
-                    self.add_inline_value(b, &src, (v, made), call.span, what, &order, work)?;
+                    self.add_inline_value(b, &src, v, call.span, what, &order, work)?;
                 }
                 Statement::Resource(_) | Statement::Macro(_) => {}
             }
@@ -509,14 +507,13 @@ impl<'a> Evaluator<'a> {
         order: &Order,
         work: &mut Work<'a>,
     ) -> R<()> {
-        let made = self.blocks.len();
         match self.resolve_import_expr(imp, src.scope)? {
             Some(crate::resolve::Imported::File(file)) => {
                 self.inline_import(b, src, imp, file, order, work)
             }
             Some(crate::resolve::Imported::Value(v)) => {
                 let what = "an inline import";
-                self.add_inline_value(b, src, (v, made), imp.span, what, order, work)
+                self.add_inline_value(b, src, v, imp.span, what, order, work)
             }
             None => Ok(()),
         }
@@ -673,13 +670,11 @@ impl<'a> Evaluator<'a> {
     /// An inline `if` branch or function call that gave a value: a block's resources join
     /// this block; nothing (undefined) adds nothing; anything else is an error.
     #[allow(clippy::too_many_arguments)]
-    /// `made`: how many blocks there were before the statement was evaluated; a block
-    /// made after that, where the statement is, is one the statement itself made.
     fn add_inline_value(
         &mut self,
         b: BlockId,
         src: &Source,
-        (v, made): (Val, usize),
+        v: Val,
         at: Span,
         what: &str,
         order: &[u32],
@@ -691,17 +686,10 @@ impl<'a> Evaluator<'a> {
                 let members = self.members(from, at)?;
                 // A file imported as a value (`def m(f) = import($f)`, then `m(x)`) joins
                 // as a lower source, as `import(x)` there would: the block outranks it.
-                // Made by this statement (a file it imported, a literal it gave): after it
-                // started, and here, not while it evaluated another resource (`use($W)`
-                // forcing `W => import(web)`). Its resources join the block as if written
-                // there, so the references of files imported into it see this block, as
-                // they would through `import(x)` written there. A block that is another
-                // resource's value keeps its own.
-                let made_here =
-                    from.0 as usize >= made && self.block(from).place == self.current_place();
-                if made_here {
-                    self.merged_into.insert(from, b);
-                }
+                // Its files keep resolving references in the block itself (built above,
+                // inline statements included): forwarding them to this block would let
+                // the inline statements and the values of one file see different blocks,
+                // and a block the call made may also be another resource's value.
                 let imported = self.value_imports.iter().find(|(v, _)| *v == from);
                 let imported = imported.map(|&(_, file)| file);
                 let node = match imported.map(|file| self.lower_source_node(src, file)) {

@@ -210,7 +210,7 @@ impl<'a> Evaluator<'a> {
         let mut root = self.scope(sc).root;
         // A merged block belongs to its own resource and is never merged as written into
         // another, so this is one step; the bound only keeps the walk finite.
-        for _ in 0..8 {
+        for _ in 0..=self.merged_into.len() {
             match self.merged_into.get(&root) {
                 Some(&merged) if merged != root => root = merged,
                 _ => break,

@@ -274,7 +274,6 @@ impl<'a> Evaluator<'a> {
         self.loader.get(id)
     }
 
-    /// Where a block made now sits: in the resource being evaluated.
     /// Adds a warning the compile gives once, however often its place is evaluated (a
     /// condition in a macro, a selector met again).
     pub(crate) fn warn_once(&mut self, w: Diagnostic) {
@@ -287,12 +286,19 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    pub(crate) fn current_place(&self) -> Place {
-        let slot = match self.thunk_place {
+    /// The resource a block made now is placed in: the one being evaluated, or, for a
+    /// macro argument, the one being evaluated at its call (see `force_thunk`).
+    pub(crate) fn placing_slot(&self) -> Option<SlotId> {
+        match self.thunk_place {
             Some((depth, made_for)) if depth == self.stack.len() => made_for,
             _ => self.stack.last().copied(),
-        };
-        match slot {
+        }
+    }
+
+    /// Where a block made now sits: in the resource it is placed in, at the list
+    /// positions being evaluated.
+    pub(crate) fn current_place(&self) -> Place {
+        match self.placing_slot() {
             Some(s) if self.elements.is_empty() => Place::Of(s),
             Some(s) => Place::Element(s, Rc::from(self.elements.as_slice())),
             None => Place::Top,

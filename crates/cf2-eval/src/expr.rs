@@ -147,9 +147,9 @@ impl<'a> Evaluator<'a> {
                             "`{}` is a top-level resource, but this file is imported into {inside}, and a reference in it sees only that block (reference §5.1)",
                             id.name
                         ));
-                        let chain = &self.scope(sc).chain;
-                        if let (Some(site), true) = (chain.site, chain.file == self.scope(sc).file)
-                        {
+                        let scope = self.scope(sc);
+                        let site = scope.chain.site.filter(|_| scope.chain.file == scope.file);
+                        if let Some(site) = site {
                             err.diag.labels.push(cf2_syntax::diagnostic::Label {
                                 span: site,
                                 message: format!("imported here, into {inside}"),
@@ -652,7 +652,7 @@ impl<'a> Evaluator<'a> {
                 expr: a,
                 scope: sc,
                 state: ThunkState::Pending,
-                made_for: self.stack.last().copied(),
+                made_for: self.placing_slot(),
                 elements: self.elements.clone(),
             });
             params.push((Rc::from(&*p.name), t));

@@ -855,12 +855,13 @@ impl<'a> Evaluator<'a> {
         }
         let mut cur = match cur {
             Some(v) => v,
-            None => match self.member(self.scope_root(sc), first, at)? {
-                Some(slot) => self.force(slot)?,
-                None => {
-                    return Err(self.missing_member(self.scope_root(sc), first, at, "resource"))
+            None => {
+                let root = self.scope_root(sc);
+                match self.member(root, first, at)? {
+                    Some(slot) => self.force(slot)?,
+                    None => return Err(self.missing_member(root, first, at, "resource")),
                 }
-            },
+            }
         };
         for step in steps {
             let key = Val::Lit(Rc::from(step));

@@ -1054,10 +1054,6 @@ impl<'a> Evaluator<'a> {
             });
         }
         let b = self.new_block(Place::Of(s), BlockState::Built);
-        for body in &bodies {
-            self.merged_into.insert(*body, b);
-        }
-        let merged_bodies = bodies;
         self.slots.reserve(names.len());
         for (name, at) in names.iter_mut() {
             let defs: Defs = match of(at) {
@@ -1074,15 +1070,17 @@ impl<'a> Evaluator<'a> {
             // The map is the block's member map: the slot is pushed, not inserted again.
             *at = self.push_slot(name.clone(), b, defs, private);
         }
-        // What inline statements of the merged literals read is checked against the merged
-        // members when those are evaluated (`Evaluator::inline_read_saw_final`).
-        for body in &merged_bodies {
-            let Some(reads) = self.inline_reads.get(body) else {
+        // Files imported into the merged literals see this block (`Evaluator::scope_root`),
+        // and what the literals' inline statements read is checked against its members
+        // when those are evaluated (`Evaluator::inline_read_saw_final`).
+        for body in bodies {
+            self.merged_into.insert(body, b);
+            let Some(reads) = self.inline_reads.get(&body) else {
                 continue;
             };
             for (name, at) in reads {
                 let merged = names.get(&**name).copied();
-                let own = self.block(*body).members.get(&**name).copied();
+                let own = self.block(body).members.get(&**name).copied();
                 if let (Some(merged), Some(own)) = (merged, own) {
                     self.inline_read_checks
                         .entry(merged)

@@ -311,7 +311,7 @@ pub enum BlockState<'a> {
 }
 
 /// Where a block sits, for naming it and its members in messages.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum Place {
     /// The configuration itself (its members' paths are their names).
     Top,

@@ -2210,7 +2210,6 @@ fn dotted(path: &[Ident]) -> String {
     path.iter().map(|i| &*i.name).collect::<Vec<_>>().join(".")
 }
 
-/// At most 40 characters of the first line of `s`.
 /// Where the line holding byte `at` of `src` starts.
 fn line_start(src: &str, at: usize) -> usize {
     src.get(..at)
@@ -2218,6 +2217,7 @@ fn line_start(src: &str, at: usize) -> usize {
         .map_or(0, |i| i + 1)
 }
 
+/// At most 40 characters of the first line of `s`.
 fn shorten(s: &str) -> String {
     let line = s.lines().next().unwrap_or("");
     let mut out: String = line.chars().take(40).collect();

@@ -350,6 +350,39 @@ impl<'a> Evaluator<'a> {
         Ok(())
     }
 
+    /// The inline-read checks whose merged member the outputs never evaluated (`-o` of
+    /// another subtree, a private member without `-p`). What the inline statement decided
+    /// may still be in the output (`-o -.json:Web.Port` after `if ($Tls)`), so the member is
+    /// evaluated now and checked: a compile gives the same answer, or the same error,
+    /// whichever part of it is output. Members are taken in path order, so the error
+    /// reported never depends on the order of evaluation.
+    pub(crate) fn check_unevaluated_inline_reads(&mut self) -> R<()> {
+        // Evaluating one member may merge other blocks and add checks: until none is left.
+        // Each round removes at least the checks of the members it takes (`force` or
+        // `inline_read_saw_final` does), so the loop ends.
+        while !self.inline_read_checks.is_empty() {
+            let mut pending: Vec<SlotId> = self.inline_read_checks.keys().copied().collect();
+            pending.sort_by_cached_key(|s| self.slot_path(*s));
+            for s in pending {
+                match &self.slot(s).state {
+                    SlotState::Done(v) => {
+                        let v = v.clone();
+                        self.inline_read_saw_final(s, &v).map_err(|mut e| {
+                            e.diag.resource.get_or_insert_with(|| self.slot_path(s));
+                            e
+                        })?;
+                    }
+                    SlotState::Failed(e) => return Err(e.clone()),
+                    _ => {
+                        self.force(s)?;
+                    }
+                }
+                self.inline_read_checks.remove(&s);
+            }
+        }
+        Ok(())
+    }
+
     fn inline_read_differs(
         &self,
         s: SlotId,

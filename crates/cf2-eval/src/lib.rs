@@ -141,7 +141,9 @@ fn evaluate_with<'l>(
     output: impl FnOnce(&mut Evaluator<'l>, model::BlockId) -> Result<(), Vec<Diagnostic>>,
 ) -> Result<Evaluation, Failure> {
     let mut ev = Evaluator::new(host, loader, opts);
-    let result = run(&mut ev, main).and_then(|top| output(&mut ev, top));
+    let result = run(&mut ev, main)
+        .and_then(|top| output(&mut ev, top))
+        .and_then(|()| ev.check_unevaluated_inline_reads().map_err(flatten));
     let provenance = if opts.trace {
         ev.provenance()
     } else {

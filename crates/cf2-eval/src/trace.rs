@@ -3,7 +3,7 @@
 //! overrode. Built from the [`crate::model::Outcome`] the fold records for every slot.
 
 use crate::eval::Evaluator;
-use crate::model::{Body, DefId, SlotState};
+use crate::model::{Body, DefId, Place, SlotId, SlotState};
 use crate::val::Val;
 use cf2_syntax::Sources;
 
@@ -22,6 +22,10 @@ pub struct Provenance {
     pub overridden: Vec<Origin>,
     /// Definitions evaluated that gave no value, so lower ones showed through.
     pub undefined: Vec<Origin>,
+    /// A member of a `{ ... }` literal that an inline statement read while the literal was
+    /// built, before a `~>` merged it into the resource's block (docs/semantics.md §3):
+    /// not the resource's final value, which has an entry of its own under the same path.
+    pub before_merge: bool,
 }
 
 /// Where a definition is written.
@@ -54,6 +58,7 @@ impl<'a> Evaluator<'a> {
                     used: Vec::new(),
                     overridden: Vec::new(),
                     undefined: Vec::new(),
+                    before_merge: false,
                 });
                 continue;
             }
@@ -69,6 +74,7 @@ impl<'a> Evaluator<'a> {
                 used: origins(&o.used),
                 overridden: origins(&o.overridden),
                 undefined: origins(&o.undefined),
+                before_merge: self.in_merged_literal(*s),
             });
         }
         out
@@ -77,6 +83,26 @@ impl<'a> Evaluator<'a> {
     /// `-Deval`: the provenance records as text, one entry per resource.
     pub fn trace(&self) -> Vec<String> {
         self.provenance().iter().map(render_trace).collect()
+    }
+
+    /// Whether the slot lies in a block literal that a `~>` merged as written into
+    /// another block: the walk up its enclosing blocks meets one of them. A block is made
+    /// after the resource it sits in, so the walk ends; the bound is only a guard.
+    fn in_merged_literal(&self, s: SlotId) -> bool {
+        if self.merged_into.is_empty() {
+            return false;
+        }
+        let mut b = self.slot(s).parent;
+        for _ in 0..=self.slots.len() {
+            if self.merged_into.contains_key(&b) {
+                return true;
+            }
+            match &self.block(b).place {
+                Place::Of(up) | Place::Element(up, _) => b = self.slot(*up).parent,
+                Place::Top | Place::Named(_) => return false,
+            }
+        }
+        false
     }
 
     fn origin(&self, d: DefId) -> Origin {
@@ -104,7 +130,12 @@ impl<'a> Evaluator<'a> {
 
 /// One `-Deval` entry.
 pub fn render_trace(p: &Provenance) -> String {
-    let mut entry = format!("eval: {} = {}  [{}]", p.path, p.value, p.rule);
+    let when = if p.before_merge {
+        "; the literal's own member, read by an inline statement before the merge"
+    } else {
+        ""
+    };
+    let mut entry = format!("eval: {} = {}  [{}{when}]", p.path, p.value, p.rule);
     let line = |o: &Origin| format!("{}  {}  `{}`", o.location, o.op, o.text);
     for o in &p.used {
         entry.push_str(&format!("\n  from     {}", line(o)));

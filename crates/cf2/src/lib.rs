@@ -203,7 +203,11 @@ impl Config {
 
     /// The provenance of one resource, if it was evaluated.
     pub fn explain(&self, path: &str) -> Option<&cf2_eval::Provenance> {
-        self.provenance.iter().find(|p| p.path == path)
+        // The resource's final value, not a literal's member read before a merge that
+        // shares its path.
+        self.provenance
+            .iter()
+            .find(|p| p.path == path && !p.before_merge)
     }
 
     pub fn trace(&self) -> &[String] {

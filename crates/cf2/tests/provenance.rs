@@ -46,3 +46,27 @@ fn nothing_is_recorded_unless_asked() {
     let config = Compiler::with_host(host).compile_file("main.cf2").unwrap();
     assert!(config.provenance().is_empty());
 }
+
+/// An inline `if` in a block literal reads the literal's own `Tls` before a `~>` merges
+/// it with the host's: both are recorded under `Web.Tls`, and `explain` gives the final one.
+#[test]
+fn explain_gives_the_merged_member_not_the_literal_one() {
+    let host = MemoryHost::new()
+        .with_file("main.cf2", "import(a)\nWeb.Tls => false\n")
+        .with_file("a.cf2", "Web ~> { import(web) }\n")
+        .with_file("web.cf2", "Tls => false\nif ($Tls) then { Extra => 1 }\n");
+    let mut compiler = Compiler::with_host(host);
+    compiler.options_mut().trace = true;
+    let config = compiler.compile_file("main.cf2").unwrap();
+    let entries: Vec<bool> = config
+        .provenance()
+        .iter()
+        .filter(|p| p.path == "Web.Tls")
+        .map(|p| p.before_merge)
+        .collect();
+    assert_eq!(entries, [true, false]);
+    let tls = config.explain("Web.Tls").expect("Web.Tls was evaluated");
+    assert!(!tls.before_merge);
+    assert_eq!(tls.used[0].location, "main.cf2:2:1");
+    assert_eq!(tls.overridden[0].location, "web.cf2:1:1");
+}

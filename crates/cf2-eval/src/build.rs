@@ -67,6 +67,15 @@ struct Work<'a> {
     initial: Option<u32>,
 }
 
+/// Where a value an inline statement saw differs from the final one: the path below the
+/// member it read (`["a"]` for `Opt.a`), the value it saw there, and the final one (`None`:
+/// the final block has no such member).
+struct Differs {
+    below: Vec<String>,
+    seen: Val,
+    fin: Option<Val>,
+}
+
 /// A name defined by an inline statement.
 struct InlineDef<'a> {
     name: Name<'a>,
@@ -323,15 +332,12 @@ impl<'a> Evaluator<'a> {
     /// it saw, its decision would contradict the configuration: an error, never a wrong
     /// answer (the rule of reference §3.8 and §3.10, applied across the merge).
     ///
-    /// Only a text, number, boolean or regex is compared: a block or a list was most likely
-    /// read for one of its parts, and comparing it whole would evaluate parts nothing needs.
+    /// A block is compared by the parts of it that were evaluated (`$Opt.a` evaluated
+    /// `Opt`'s `a`): comparing it whole would evaluate parts nothing needs.
     pub(crate) fn inline_read_saw_final(&mut self, s: SlotId, fin: &Val) -> R<()> {
         let Some(mut checks) = self.inline_read_checks.remove(&s) else {
             return Ok(());
         };
-        if matches!(fin, Val::Block(_) | Val::List(_)) {
-            return Ok(());
-        }
         // The same read reported whatever the order of the statements.
         checks.sort_by_cached_key(|(_, at)| {
             let path = self.file(at.file).map(|f| f.path.clone());
@@ -342,42 +348,98 @@ impl<'a> Evaluator<'a> {
                 SlotState::Done(v) => v.clone(),
                 _ => continue,
             };
-            if matches!(seen, Val::Block(_) | Val::List(_)) || self.equal(&seen, fin, read_at)? {
-                continue;
+            if let Some(differs) = self.seen_differs(&seen, fin, read_at)? {
+                return Err(self.inline_read_differs(s, seen_slot, read_at, differs));
             }
-            return Err(self.inline_read_differs(s, seen_slot, read_at, &seen, fin));
         }
         Ok(())
     }
 
-    /// The inline-read checks whose merged member the outputs never evaluated (`-o` of
-    /// another subtree, a private member without `-p`). What the inline statement decided
-    /// may still be in the output (`-o -.json:Web.Port` after `if ($Tls)`), so the member is
-    /// evaluated now and checked: a compile gives the same answer, or the same error,
-    /// whichever part of it is output. Members are taken in path order, so the error
-    /// reported never depends on the order of evaluation.
-    pub(crate) fn check_unevaluated_inline_reads(&mut self) -> R<()> {
+    /// Where the value an inline statement saw (`seen`) and the final one differ, if they
+    /// do: scalars by value, lists element by element, blocks by the members of the seen
+    /// block that were evaluated (each looked up and evaluated in the final block).
+    fn seen_differs(&mut self, seen: &Val, fin: &Val, at: Span) -> R<Option<Differs>> {
+        crate::eval::deep(|| self.seen_differs_inner(seen, fin, at))
+    }
+
+    fn seen_differs_inner(&mut self, seen: &Val, fin: &Val, at: Span) -> R<Option<Differs>> {
+        let differs = |seen: &Val, fin: &Val| Differs {
+            below: Vec::new(),
+            seen: seen.clone(),
+            fin: Some(fin.clone()),
+        };
+        match (seen, fin) {
+            (Val::Block(sb), Val::Block(fb)) => {
+                if sb == fb {
+                    return Ok(None);
+                }
+                let evaluated: Vec<(String, Val)> = self
+                    .block(*sb)
+                    .members
+                    .iter()
+                    .filter_map(|(name, m)| match &self.slot(*m).state {
+                        SlotState::Done(v) => Some((name.to_string(), v.clone())),
+                        _ => None,
+                    })
+                    .collect();
+                for (name, v) in evaluated {
+                    let Some(fm) = self.member(*fb, &name, at)? else {
+                        return Ok(Some(Differs {
+                            below: vec![name],
+                            seen: v,
+                            fin: None,
+                        }));
+                    };
+                    let fv = self.force(fm)?;
+                    if let Some(mut d) = self.seen_differs(&v, &fv, at)? {
+                        d.below.insert(0, name);
+                        return Ok(Some(d));
+                    }
+                }
+                Ok(None)
+            }
+            (Val::List(sl), Val::List(fl)) => {
+                if sl.items.len() != fl.items.len() {
+                    return Ok(Some(differs(seen, fin)));
+                }
+                for (i, (sv, fv)) in sl.items.iter().zip(fl.items.iter()).enumerate() {
+                    if let Some(mut d) = self.seen_differs(sv, fv, at)? {
+                        d.below.insert(0, i.to_string());
+                        return Ok(Some(d));
+                    }
+                }
+                Ok(None)
+            }
+            (Val::Block(_) | Val::List(_), _) | (_, Val::Block(_) | Val::List(_)) => {
+                Ok(Some(differs(seen, fin)))
+            }
+            _ if self.equal(seen, fin, at)? => Ok(None),
+            _ => Ok(Some(differs(seen, fin))),
+        }
+    }
+
+    /// Checks what the inline statements of merged literals read against the merged
+    /// members (`Evaluator::inline_read_saw_final`), once the outputs are written. Not as
+    /// each member is evaluated: comparing a block evaluates members of the merged block,
+    /// which may need the very resource whose evaluation is under way, a cycle the
+    /// configuration does not have. A member the outputs never evaluated (`-o` of another
+    /// subtree, a private member without `-p`) is evaluated now, since what the inline
+    /// statement decided may be among the outputs (`-o -.json:Web.Port` after `if ($Tls)`):
+    /// a compile gives the same answer, or the same error, whichever part of it is output.
+    /// Members are taken in path order, so the error reported never depends on the order
+    /// of evaluation.
+    pub(crate) fn check_inline_reads_against_merge(&mut self) -> R<()> {
         // Evaluating one member may merge other blocks and add checks: until none is left.
-        // Each round removes at least the checks of the members it takes (`force` or
-        // `inline_read_saw_final` does), so the loop ends.
+        // Each round removes the checks of the members it takes, so the loop ends.
         while !self.inline_read_checks.is_empty() {
             let mut pending: Vec<SlotId> = self.inline_read_checks.keys().copied().collect();
             pending.sort_by_cached_key(|s| self.slot_path(*s));
             for s in pending {
-                match &self.slot(s).state {
-                    SlotState::Done(v) => {
-                        let v = v.clone();
-                        self.inline_read_saw_final(s, &v).map_err(|mut e| {
-                            e.diag.resource.get_or_insert_with(|| self.slot_path(s));
-                            e
-                        })?;
-                    }
-                    SlotState::Failed(e) => return Err(e.clone()),
-                    _ => {
-                        self.force(s)?;
-                    }
-                }
-                self.inline_read_checks.remove(&s);
+                let fin = self.force(s)?;
+                self.inline_read_saw_final(s, &fin).map_err(|mut e| {
+                    e.diag.resource.get_or_insert_with(|| self.slot_path(s));
+                    e
+                })?;
             }
         }
         Ok(())
@@ -388,11 +450,28 @@ impl<'a> Evaluator<'a> {
         s: SlotId,
         seen_slot: SlotId,
         read_at: Span,
-        seen: &Val,
-        fin: &Val,
+        differs: Differs,
     ) -> EvalError {
-        let path = self.slot_path(s);
-        let name = self.slot(s).name.to_string();
+        let mut path = self.slot_path(s);
+        let mut name = self.slot(s).name.to_string();
+        // The hint names what can be given a value: a member path, not a list element.
+        let mut settable = name.clone();
+        let mut in_list = false;
+        for step in &differs.below {
+            path.push('.');
+            path.push_str(step);
+            name.push('.');
+            name.push_str(step);
+            in_list |= step.parse::<usize>().is_ok();
+            if !in_list {
+                settable = name.clone();
+            }
+        }
+        let seen = &differs.seen;
+        let fin = match &differs.fin {
+            Some(v) => v.describe(),
+            None => "not defined".to_string(),
+        };
         let own: Vec<Span> = self
             .slot(seen_slot)
             .defs
@@ -406,9 +485,8 @@ impl<'a> Evaluator<'a> {
             .map(|d| self.def(*d).site)
             .find(|site| !own.contains(site));
         let mut d = Diagnostic::error(format!(
-            "an inline statement decided with `{name}` = {}, but `{path}` is {} once the block is merged",
+            "an inline statement decided with `{name}` = {}, but `{path}` is {fin} once the block is merged",
             seen.describe(),
-            fin.describe()
         ))
         .at(read_at)
         .with_label(format!("`{name}` is read here, in the block literal alone"));
@@ -420,7 +498,7 @@ impl<'a> Evaluator<'a> {
         }
         EvalError::new(
             d.note(LITERAL_SEES_ITS_OWN_MEMBERS)
-                .hint(give_inside_the_literal(&name)),
+                .hint(give_inside_the_literal(&settable)),
         )
     }
 

@@ -74,7 +74,7 @@ pub struct Evaluator<'a> {
     pub(crate) inline_reads: HashMap<BlockId, Vec<(Rc<str>, Span)>>,
     /// Members of merged blocks whose final value must equal what an inline statement of
     /// a merged literal read: the literal's member, and where it was read
-    /// (`Evaluator::inline_read_saw_final`).
+    /// (`Evaluator::check_inline_reads_against_merge`).
     pub(crate) inline_read_checks: HashMap<SlotId, Vec<(SlotId, Span)>>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
@@ -378,15 +378,6 @@ impl<'a> Evaluator<'a> {
         self.stack.pop();
         match result {
             Ok((v, outcome)) => {
-                if !self.inline_read_checks.is_empty() {
-                    if let Err(mut e) = self.inline_read_saw_final(s, &v) {
-                        if e.diag.resource.is_none() {
-                            e.diag.resource = Some(self.slot_path(s));
-                        }
-                        self.slot_mut(s).state = SlotState::Failed(e.clone());
-                        return Err(e);
-                    }
-                }
                 let slot = self.slot_mut(s);
                 slot.state = SlotState::Done(v.clone());
                 // Only a traced slot is read back (provenance, in settling order).

@@ -1072,7 +1072,7 @@ impl<'a> Evaluator<'a> {
         }
         // Files imported into the merged literals see this block (`Evaluator::scope_root`),
         // and what the literals' inline statements read is checked against its members
-        // when those are evaluated (`Evaluator::inline_read_saw_final`).
+        // once the outputs are written (`Evaluator::check_inline_reads_against_merge`).
         for body in bodies {
             self.merged_into.insert(body, b);
             let Some(reads) = self.inline_reads.get(&body) else {

@@ -143,7 +143,7 @@ fn evaluate_with<'l>(
     let mut ev = Evaluator::new(host, loader, opts);
     let result = run(&mut ev, main)
         .and_then(|top| output(&mut ev, top))
-        .and_then(|()| ev.check_unevaluated_inline_reads().map_err(flatten));
+        .and_then(|()| ev.check_inline_reads_against_merge().map_err(flatten));
     let provenance = if opts.trace {
         ev.provenance()
     } else {

@@ -361,7 +361,7 @@ fn dash_p_asks_on_the_terminal() {
         .unwrap();
     exit(&o, 1);
     assert!(
-        err(&o).contains("cannot ask for its password"),
+        err(&o).contains("cannot ask for its password: no terminal to ask on"),
         "{}",
         err(&o)
     );

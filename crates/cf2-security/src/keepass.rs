@@ -70,7 +70,10 @@ impl KeePass {
                 "Password for the KeePass database {display}: "
             ))
             .map_err(|e| {
-                HostError::new(format!("cannot ask for its password: {e}")).hint(format!(
+                HostError::new(format!(
+                    "cannot ask for its password: no terminal to ask on ({e})"
+                ))
+                .hint(format!(
                     "without a terminal, give --keepass-password-file FILE or set {PASSWORD_ENV}"
                 ))
             })?;

@@ -332,8 +332,10 @@ impl<'a> Evaluator<'a> {
     /// it saw, its decision would contradict the configuration: an error, never a wrong
     /// answer (the rule of reference §3.8 and §3.10, applied across the merge).
     ///
-    /// A block is compared by the parts of it that were evaluated (`$Opt.a` evaluated
-    /// `Opt`'s `a`): comparing it whole would evaluate parts nothing needs.
+    /// A block is compared by the members an inline statement looked up in it (`$Opt.a`
+    /// looks up `Opt`'s `a`): comparing it whole would evaluate parts nothing needs, and
+    /// a block the literal shares (`Opt => $Defaults`) has members other resources
+    /// evaluated that no decision read.
     pub(crate) fn inline_read_saw_final(&mut self, s: SlotId, fin: &Val) -> R<()> {
         let Some(mut checks) = self.inline_read_checks.remove(&s) else {
             return Ok(());
@@ -357,7 +359,8 @@ impl<'a> Evaluator<'a> {
 
     /// Where the value an inline statement saw (`seen`) and the final one differ, if they
     /// do: scalars by value, lists element by element, blocks by the members of the seen
-    /// block that were evaluated (each looked up and evaluated in the final block).
+    /// block that inline statements looked up and that were evaluated (each looked up and
+    /// evaluated in the final block).
     fn seen_differs(&mut self, seen: &Val, fin: &Val, at: Span) -> R<Option<Differs>> {
         crate::eval::deep(|| self.seen_differs_inner(seen, fin, at))
     }
@@ -373,10 +376,12 @@ impl<'a> Evaluator<'a> {
                 if sb == fb {
                     return Ok(None);
                 }
+                let read = self.inline_deep_reads.get(sb);
                 let evaluated: Vec<(String, Val)> = self
                     .block(*sb)
                     .members
                     .iter()
+                    .filter(|(name, _)| read.is_some_and(|r| r.iter().any(|n| **n == ***name)))
                     .filter_map(|(name, m)| match &self.slot(*m).state {
                         SlotState::Done(v) => Some((name.to_string(), v.clone())),
                         _ => None,
@@ -564,6 +569,20 @@ impl<'a> Evaluator<'a> {
             *statement = Some(item.stmt);
         }
         self.note_written_refs(b, item.stmt, item.scope);
+        self.inline_running.push(b);
+        let ran = self.run_inline_statement(b, inst, work, order, item);
+        self.inline_running.pop();
+        ran
+    }
+
+    fn run_inline_statement(
+        &mut self,
+        b: BlockId,
+        inst: InstId,
+        work: &mut Work<'a>,
+        order: Order,
+        item: Pending<'a>,
+    ) -> R<()> {
         {
             let src = Source {
                 inst,

@@ -76,6 +76,12 @@ pub struct Evaluator<'a> {
     /// a merged literal read: the literal's member, and where it was read
     /// (`Evaluator::check_inline_reads_against_merge`).
     pub(crate) inline_read_checks: HashMap<SlotId, Vec<(SlotId, Span)>>,
+    /// The blocks whose inline statement is running, innermost last.
+    pub(crate) inline_running: Vec<BlockId>,
+    /// Members of other blocks that a running inline statement looked up (`if ($Opt.a)`
+    /// looks up `Opt`'s `a`), by block: what of a block member an inline statement read,
+    /// as opposed to what the outputs or other resources evaluated of a block it shares.
+    pub(crate) inline_deep_reads: HashMap<BlockId, Vec<Rc<str>>>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
     /// The main file (set once it is loaded): where messages about the configuration as a
@@ -162,6 +168,8 @@ impl<'a> Evaluator<'a> {
             merged_into: HashMap::default(),
             inline_reads: HashMap::default(),
             inline_read_checks: HashMap::default(),
+            inline_running: Vec::new(),
+            inline_deep_reads: HashMap::default(),
             main_dir: std::path::PathBuf::new(),
             main_file: None,
             cwd: loader.working_dir(host),
@@ -456,6 +464,14 @@ impl<'a> Evaluator<'a> {
     /// statements read).
     pub(crate) fn member(&mut self, b: BlockId, name: &str, at: Span) -> R<Option<SlotId>> {
         self.build_plain(b)?;
+        if let Some(&running) = self.inline_running.last() {
+            if running != b {
+                let names = self.inline_deep_reads.entry(b).or_default();
+                if !names.iter().any(|n| **n == *name) {
+                    names.push(Rc::from(name));
+                }
+            }
+        }
         let block = self.block_mut(b);
         if let BlockState::Building { reads, running, .. } = &mut block.state {
             reads.push((Rc::from(name), at, *running));

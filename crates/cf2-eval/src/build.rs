@@ -68,12 +68,13 @@ struct Work<'a> {
 }
 
 /// Where a value an inline statement saw differs from the final one: the path below the
-/// member it read (`["a"]` for `Opt.a`), the value it saw there, and the final one (`None`:
-/// the final block has no such member).
+/// member it read (`["a"]` for `Opt.a`), the value it saw there and the final one (`None`:
+/// not defined), and where the differing part was read when it is below the member.
 struct Differs {
     below: Vec<String>,
-    seen: Val,
+    seen: Option<Val>,
     fin: Option<Val>,
+    at: Option<Span>,
 }
 
 /// A name defined by an inline statement.
@@ -336,31 +337,42 @@ impl<'a> Evaluator<'a> {
     /// looks up `Opt`'s `a`): comparing it whole would evaluate parts nothing needs, and
     /// a block the literal shares (`Opt => $Defaults`) has members other resources
     /// evaluated that no decision read.
-    pub(crate) fn inline_read_saw_final(&mut self, s: SlotId, fin: &Val) -> R<()> {
-        let Some(mut checks) = self.inline_read_checks.remove(&s) else {
-            return Ok(());
+    fn check_inline_read(&mut self, s: SlotId, seen_slot: Option<SlotId>, read_at: Span) -> R<()> {
+        let fin = self.force(s)?;
+        // A member the literal lacks was read as not defined (`defined($Tls)`).
+        let seen = match seen_slot.map(|own| &self.slot(own).state) {
+            None => None,
+            Some(SlotState::Done(v)) => Some(v.clone()),
+            Some(_) => return Ok(()),
         };
-        // The same read reported whatever the order of the statements.
-        checks.sort_by_cached_key(|(_, at)| {
-            let path = self.file(at.file).map(|f| f.path.clone());
-            (path, at.start)
-        });
-        for (seen_slot, read_at) in checks {
-            let seen = match &self.slot(seen_slot).state {
-                SlotState::Done(v) => v.clone(),
-                _ => continue,
-            };
-            if let Some(differs) = self.seen_differs(&seen, fin, read_at)? {
-                return Err(self.inline_read_differs(s, seen_slot, read_at, differs));
-            }
+        let differs = match &seen {
+            None if fin.is_undef() => None,
+            None => Some(Differs {
+                below: Vec::new(),
+                seen: None,
+                fin: Some(fin.clone()),
+                at: None,
+            }),
+            Some(seen) => self.seen_differs(seen, &fin, read_at)?,
+        };
+        match differs {
+            Some(differs) => Err(self.inline_read_differs(s, seen_slot, read_at, differs)),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// A place in file and text order, for reporting the first of several reads whatever
+    /// the order of evaluation.
+    fn text_order(&self, at: Span) -> (Option<std::path::PathBuf>, u32) {
+        (self.file(at.file).map(|f| f.path.clone()), at.start)
     }
 
     /// Where the value an inline statement saw (`seen`) and the final one differ, if they
-    /// do: scalars by value, lists element by element, blocks by the members of the seen
-    /// block that inline statements looked up and that were evaluated (each looked up and
-    /// evaluated in the final block).
+    /// do: scalars by value and kind (a literal is not a string: `typeof` tells them
+    /// apart), lists whole, element by element (which element was read is not tracked),
+    /// blocks by the members inline statements looked up in the seen block, in text order,
+    /// each against the same member of the final block (one the seen block lacks was read
+    /// as not defined).
     fn seen_differs(&mut self, seen: &Val, fin: &Val, at: Span) -> R<Option<Differs>> {
         crate::eval::deep(|| self.seen_differs_inner(seen, fin, at))
     }
@@ -368,36 +380,44 @@ impl<'a> Evaluator<'a> {
     fn seen_differs_inner(&mut self, seen: &Val, fin: &Val, at: Span) -> R<Option<Differs>> {
         let differs = |seen: &Val, fin: &Val| Differs {
             below: Vec::new(),
-            seen: seen.clone(),
+            seen: Some(seen.clone()),
             fin: Some(fin.clone()),
+            at: None,
         };
         match (seen, fin) {
             (Val::Block(sb), Val::Block(fb)) => {
                 if sb == fb {
                     return Ok(None);
                 }
-                let read = self.inline_deep_reads.get(sb);
-                let evaluated: Vec<(String, Val)> = self
-                    .block(*sb)
-                    .members
-                    .iter()
-                    .filter(|(name, _)| read.is_some_and(|r| r.iter().any(|n| **n == ***name)))
-                    .filter_map(|(name, m)| match &self.slot(*m).state {
-                        SlotState::Done(v) => Some((name.to_string(), v.clone())),
-                        _ => None,
-                    })
-                    .collect();
-                for (name, v) in evaluated {
-                    let Some(fm) = self.member(*fb, &name, at)? else {
-                        return Ok(Some(Differs {
-                            below: vec![name],
-                            seen: v,
-                            fin: None,
-                        }));
+                let mut read = self.inline_deep_reads.get(sb).cloned().unwrap_or_default();
+                read.sort_by_cached_key(|(_, at)| self.text_order(*at));
+                for (name, read_at) in read {
+                    let seen_member = match self.block(*sb).members.get(&*name) {
+                        None => None,
+                        Some(m) => match &self.slot(*m).state {
+                            SlotState::Done(v) => Some(v.clone()),
+                            _ => continue,
+                        },
                     };
-                    let fv = self.force(fm)?;
-                    if let Some(mut d) = self.seen_differs(&v, &fv, at)? {
-                        d.below.insert(0, name);
+                    let fin_member = match self.member(*fb, &name, at)? {
+                        Some(fm) => Some(self.force(fm)?),
+                        None => None,
+                    };
+                    let found = match (&seen_member, &fin_member) {
+                        (Some(sv), Some(fv)) => self.seen_differs(sv, fv, at)?,
+                        (None, None) => None,
+                        (None, Some(fv)) if fv.is_undef() => None,
+                        (Some(sv), None) if sv.is_undef() => None,
+                        (sv, fv) => Some(Differs {
+                            below: Vec::new(),
+                            seen: sv.clone(),
+                            fin: fv.clone(),
+                            at: None,
+                        }),
+                    };
+                    if let Some(mut d) = found {
+                        d.below.insert(0, name.to_string());
+                        d.at.get_or_insert(read_at);
                         return Ok(Some(d));
                     }
                 }
@@ -407,10 +427,10 @@ impl<'a> Evaluator<'a> {
                 if sl.items.len() != fl.items.len() {
                     return Ok(Some(differs(seen, fin)));
                 }
-                for (i, (sv, fv)) in sl.items.iter().zip(fl.items.iter()).enumerate() {
-                    if let Some(mut d) = self.seen_differs(sv, fv, at)? {
-                        d.below.insert(0, i.to_string());
-                        return Ok(Some(d));
+                for (sv, fv) in sl.items.iter().zip(fl.items.iter()) {
+                    if self.seen_differs(sv, fv, at)?.is_some() {
+                        // Reported as the whole list: which element was read is not known.
+                        return Ok(Some(differs(seen, fin)));
                     }
                 }
                 Ok(None)
@@ -418,13 +438,14 @@ impl<'a> Evaluator<'a> {
             (Val::Block(_) | Val::List(_), _) | (_, Val::Block(_) | Val::List(_)) => {
                 Ok(Some(differs(seen, fin)))
             }
+            (Val::Lit(_), Val::Str(_)) | (Val::Str(_), Val::Lit(_)) => Ok(Some(differs(seen, fin))),
             _ if self.equal(seen, fin, at)? => Ok(None),
             _ => Ok(Some(differs(seen, fin))),
         }
     }
 
     /// Checks what the inline statements of merged literals read against the merged
-    /// members (`Evaluator::inline_read_saw_final`), once the outputs are written. Not as
+    /// members (`Evaluator::check_inline_read`), once the outputs are written. Not as
     /// each member is evaluated: comparing a block evaluates members of the merged block,
     /// which may need the very resource whose evaluation is under way, a cycle the
     /// configuration does not have. A member the outputs never evaluated (`-o` of another
@@ -435,13 +456,19 @@ impl<'a> Evaluator<'a> {
     /// of evaluation.
     pub(crate) fn check_inline_reads_against_merge(&mut self) -> R<()> {
         // Evaluating one member may merge other blocks and add checks: until none is left.
-        // Each round removes the checks of the members it takes, so the loop ends.
+        // Each round takes every check there is, so the loop ends.
         while !self.inline_read_checks.is_empty() {
-            let mut pending: Vec<SlotId> = self.inline_read_checks.keys().copied().collect();
-            pending.sort_by_cached_key(|s| self.slot_path(*s));
-            for s in pending {
-                let fin = self.force(s)?;
-                self.inline_read_saw_final(s, &fin).map_err(|mut e| {
+            let mut pending: Vec<(SlotId, Option<SlotId>, Span)> = self
+                .inline_read_checks
+                .drain()
+                .flat_map(|(s, reads)| reads.into_iter().map(move |(own, at)| (s, own, at)))
+                .collect();
+            // The first read in file and text order is reported, whatever the order of
+            // evaluation: the read `defined($Tls)` in `Mode`'s definition before the
+            // `if ($Mode == tls)` that read `Mode`.
+            pending.sort_by_cached_key(|(s, _, at)| (self.text_order(*at), self.slot_path(*s)));
+            for (s, own, at) in pending {
+                self.check_inline_read(s, own, at).map_err(|mut e| {
                     e.diag.resource.get_or_insert_with(|| self.slot_path(s));
                     e
                 })?;
@@ -453,10 +480,11 @@ impl<'a> Evaluator<'a> {
     fn inline_read_differs(
         &self,
         s: SlotId,
-        seen_slot: SlotId,
+        seen_slot: Option<SlotId>,
         read_at: Span,
         differs: Differs,
     ) -> EvalError {
+        let read_at = differs.at.unwrap_or(read_at);
         let mut path = self.slot_path(s);
         let mut name = self.slot(s).name.to_string();
         // The hint names what can be given a value: a member path, not a list element.
@@ -472,17 +500,34 @@ impl<'a> Evaluator<'a> {
                 settable = name.clone();
             }
         }
-        let seen = &differs.seen;
-        let fin = match &differs.fin {
-            Some(v) => v.describe(),
-            None => "not defined".to_string(),
+        // A literal and a string of the same text differ in kind (`typeof`): say so.
+        let kinds_differ = matches!(
+            (&differs.seen, &differs.fin),
+            (Some(Val::Lit(_)), Some(Val::Str(_))) | (Some(Val::Str(_)), Some(Val::Lit(_)))
+        );
+        let shown = |v: &Option<Val>| match v {
+            Some(v @ (Val::Lit(_) | Val::Str(_))) if kinds_differ => {
+                let kind = if matches!(v, Val::Lit(_)) {
+                    "literal"
+                } else {
+                    "string"
+                };
+                format!("the {kind} {}", v.describe())
+            }
+            // A short list of scalars in full (`[sda]`), as -Deval shows it.
+            Some(v) if !v.is_undef() => crate::trace::preview(v),
+            _ => "not defined".to_string(),
         };
-        let own: Vec<Span> = self
-            .slot(seen_slot)
-            .defs
-            .iter()
-            .map(|d| self.def(*d).site)
-            .collect();
+        let (seen, fin) = (shown(&differs.seen), shown(&differs.fin));
+        let own: Vec<Span> = seen_slot
+            .map(|own| {
+                self.slot(own)
+                    .defs
+                    .iter()
+                    .map(|d| self.def(*d).site)
+                    .collect()
+            })
+            .unwrap_or_default();
         let outside = self
             .slot(s)
             .defs
@@ -490,16 +535,21 @@ impl<'a> Evaluator<'a> {
             .map(|d| self.def(*d).site)
             .find(|site| !own.contains(site));
         let mut d = Diagnostic::error(format!(
-            "an inline statement decided with `{name}` = {}, but `{path}` is {fin} once the block is merged",
-            seen.describe(),
+            "an inline statement decided with `{name}` {}, but `{path}` is {fin} once the block is merged",
+            if seen == "not defined" { seen } else { format!("= {seen}") },
         ))
         .at(read_at)
         .with_label(format!("`{name}` is read here, in the block literal alone"));
         if let Some(site) = outside {
-            d = d.also(
-                site,
-                format!("`{path}` gets a value here, outside the literal"),
-            );
+            let label = match (&differs.fin, differs.below.last()) {
+                // `Web.Opt => { b => 1 }` outside: it gives `Opt`, without the member read.
+                (None, Some(last)) => {
+                    let parent = path.strip_suffix(&format!(".{last}")).unwrap_or(&path);
+                    format!("`{parent}` gets a value here, outside the literal, without `{last}`")
+                }
+                _ => format!("`{path}` gets a value here, outside the literal"),
+            };
+            d = d.also(site, label);
         }
         EvalError::new(
             d.note(LITERAL_SEES_ITS_OWN_MEMBERS)
@@ -569,9 +619,15 @@ impl<'a> Evaluator<'a> {
             *statement = Some(item.stmt);
         }
         self.note_written_refs(b, item.stmt, item.scope);
-        self.inline_running.push(b);
+        // Only a literal made for a resource may be merged, and have its reads checked.
+        let literal = matches!(self.block(b).place, Place::Of(_));
+        if literal {
+            self.inline_running.push(b);
+        }
         let ran = self.run_inline_statement(b, inst, work, order, item);
-        self.inline_running.pop();
+        if literal {
+            self.inline_running.pop();
+        }
         ran
     }
 

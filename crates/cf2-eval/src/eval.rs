@@ -75,13 +75,19 @@ pub struct Evaluator<'a> {
     /// Members of merged blocks whose final value must equal what an inline statement of
     /// a merged literal read: the literal's member, and where it was read
     /// (`Evaluator::check_inline_reads_against_merge`).
-    pub(crate) inline_read_checks: HashMap<SlotId, Vec<(SlotId, Span)>>,
+    /// `None` for a member the literal lacks, read as not defined (`defined($Tls)`).
+    pub(crate) inline_read_checks: HashMap<SlotId, Vec<(Option<SlotId>, Span)>>,
     /// The blocks whose inline statement is running, innermost last.
     pub(crate) inline_running: Vec<BlockId>,
     /// Members of other blocks that a running inline statement looked up (`if ($Opt.a)`
     /// looks up `Opt`'s `a`), by block: what of a block member an inline statement read,
     /// as opposed to what the outputs or other resources evaluated of a block it shares.
-    pub(crate) inline_deep_reads: HashMap<BlockId, Vec<Rc<str>>>,
+    /// Each name with where it was first looked up. A block an inline statement got as a
+    /// value (`m($Opt)` passes the literal's `Opt`) counts as read by it whenever it is
+    /// looked up later (`$b.a` in the branch the call gave), as do blocks inside it.
+    pub(crate) inline_deep_reads: HashMap<BlockId, Vec<(Rc<str>, Span)>>,
+    /// The blocks inline statements of a literal got as values (see `inline_deep_reads`).
+    pub(crate) inline_seen: HashMap<BlockId, ()>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
     /// The main file (set once it is loaded): where messages about the configuration as a
@@ -170,6 +176,7 @@ impl<'a> Evaluator<'a> {
             inline_read_checks: HashMap::default(),
             inline_running: Vec::new(),
             inline_deep_reads: HashMap::default(),
+            inline_seen: HashMap::default(),
             main_dir: std::path::PathBuf::new(),
             main_file: None,
             cwd: loader.working_dir(host),
@@ -313,6 +320,23 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// A block an inline statement of a literal gets as a value, or found inside one, is
+    /// remembered: what is looked up in it later was read by that statement (see
+    /// `inline_deep_reads`).
+    #[inline]
+    fn note_inline_seen(&mut self, s: SlotId, v: &Val) {
+        if self.inline_running.is_empty() && self.inline_seen.is_empty() {
+            return;
+        }
+        if let Val::Block(b) = v {
+            if !self.inline_running.is_empty()
+                || self.inline_seen.contains_key(&self.slot(s).parent)
+            {
+                self.inline_seen.insert(*b, ());
+            }
+        }
+    }
+
     /// The dotted path of a resource (`Services.sshd.Port`), for messages.
     pub(crate) fn slot_path(&self, s: SlotId) -> String {
         let mut path = self.block_path(self.slot(s).parent);
@@ -366,7 +390,11 @@ impl<'a> Evaluator<'a> {
     /// The value of a slot: its definitions folded (once; the result is memoised).
     pub(crate) fn force(&mut self, s: SlotId) -> R<Val> {
         match &self.slot(s).state {
-            SlotState::Done(v) => return Ok(v.clone()),
+            SlotState::Done(v) => {
+                let v = v.clone();
+                self.note_inline_seen(s, &v);
+                return Ok(v);
+            }
             SlotState::Failed(e) => return Err(e.clone()),
             SlotState::Active => return Err(self.cycle_error(s)),
             SlotState::Pending => {}
@@ -393,6 +421,7 @@ impl<'a> Evaluator<'a> {
                     slot.outcome = Some(record);
                     self.settled.push(s);
                 }
+                self.note_inline_seen(s, &v);
                 Ok(v)
             }
             Err(mut e) => {
@@ -464,12 +493,13 @@ impl<'a> Evaluator<'a> {
     /// statements read).
     pub(crate) fn member(&mut self, b: BlockId, name: &str, at: Span) -> R<Option<SlotId>> {
         self.build_plain(b)?;
-        if let Some(&running) = self.inline_running.last() {
-            if running != b {
-                let names = self.inline_deep_reads.entry(b).or_default();
-                if !names.iter().any(|n| **n == *name) {
-                    names.push(Rc::from(name));
-                }
+        let running = self.inline_running.last().copied();
+        if running.is_some_and(|r| r != b)
+            || (!self.inline_seen.is_empty() && self.inline_seen.contains_key(&b))
+        {
+            let names = self.inline_deep_reads.entry(b).or_default();
+            if !names.iter().any(|(n, _)| **n == *name) {
+                names.push((Rc::from(name), at));
             }
         }
         let block = self.block_mut(b);

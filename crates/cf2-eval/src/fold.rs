@@ -1080,8 +1080,9 @@ impl<'a> Evaluator<'a> {
             };
             for (name, at) in reads {
                 let merged = names.get(&**name).copied();
+                // A member the literal lacks was read as not defined: it is checked too.
                 let own = self.block(body).members.get(&**name).copied();
-                if let (Some(merged), Some(own)) = (merged, own) {
+                if let Some(merged) = merged {
                     self.inline_read_checks
                         .entry(merged)
                         .or_default()

@@ -151,7 +151,7 @@ pub fn render_trace(p: &Provenance) -> String {
 
 /// A value as the trace shows it: scalars in full (shortened), short lists of scalars
 /// inline, other lists and blocks by their size.
-fn preview(v: &Val) -> String {
+pub(crate) fn preview(v: &Val) -> String {
     if let Val::List(l) = v {
         let parts: Vec<String> = l
             .items

@@ -104,6 +104,9 @@ pub struct Evaluator<'a> {
     pub(crate) taint: Option<crate::secret::Taint>,
     /// How many taint records are open (none: secrets read are not noted).
     pub(crate) taint_depth: usize,
+    /// The text of every secret the outputs hold, so that a library caller can keep it
+    /// out of its own messages (`Evaluation::secret_texts`).
+    pub(crate) output_secrets: Vec<String>,
     /// Inside a function call: the value of the next [`Evaluator::eval`] is opened (its
     /// secrets unwrapped and noted), because the function reads it as plain data.
     pub(crate) open_results: bool,
@@ -184,6 +187,7 @@ impl<'a> Evaluator<'a> {
             materializing_slots: Vec::new(),
             taint: None,
             taint_depth: 0,
+            output_secrets: Vec::new(),
             open_results: false,
             match_secret: None,
             allowed: None,

@@ -11,7 +11,7 @@ use std::net::IpAddr;
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
-pub trait Host: Sync {
+pub trait Host: Send + Sync {
     /// The bytes of a file.
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// True if `path` names an existing regular file.

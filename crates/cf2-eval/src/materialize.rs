@@ -70,6 +70,11 @@ impl<'a> Evaluator<'a> {
             // materialises a value for its own use (a function) is tainted by it.
             Val::Secret(secret) => {
                 self.note_secret(secret);
+                if let Some(text) = crate::ops::scalar_text(&secret.value) {
+                    if !self.output_secrets.contains(&text) {
+                        self.output_secrets.push(text);
+                    }
+                }
                 return self.emit_inner(&secret.value, depth, at, sink);
             }
             Val::List(l) => {

@@ -18,7 +18,7 @@ pub use cf2_eval::external::{
     Unevaluated,
 };
 pub use cf2_eval::{Host, Loader, MemoryHost, Options, Origin, Provenance};
-pub use cf2_output::Format;
+pub use cf2_output::{Format, OutputError};
 pub use cf2_syntax::{Diagnostic, Severity};
 pub use cf2_value::{Block, Number, Value};
 pub use os_host::OsHost;
@@ -29,16 +29,20 @@ pub use cf2_eval::host::{HostError, KeePassEntry, KeePassGroup, Signed, Signer};
 pub use cf2_security::{Gpg, KeePass, Security, Settings as SecuritySettings};
 
 use cf2_eval::Main;
+use cf2_syntax::Sources;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Compiles configurations. One compiler can compile many files; files they share are
-/// parsed once.
+/// Compiles configurations. One compiler can compile many files, one after another or from
+/// several threads at once (`Compiler` is `Send + Sync`); each compile reads its files
+/// afresh, so a long-lived compiler sees files edited between compiles, and keeps nothing
+/// from a compile once its result is dropped.
 pub struct Compiler {
     host: Box<dyn Host>,
-    loader: Arc<Loader>,
     options: Options,
+    /// A custom function registered under a reserved name: every compile fails with it.
+    refused: Option<Diagnostic>,
 }
 
 impl Default for Compiler {
@@ -63,8 +67,8 @@ impl Compiler {
     pub fn with_host(host: impl Host + 'static) -> Compiler {
         Compiler {
             host: Box::new(host),
-            loader: Arc::new(Loader::new()),
             options: Options::default(),
+            refused: None,
         }
     }
 
@@ -80,8 +84,21 @@ impl Compiler {
 
     /// Registers a custom function written in Rust (docs/functions.md): callable as
     /// `name(...)` from configurations, and as `X ~(name)> value` if it is a mutation
-    /// function. Standard function names cannot be taken.
+    /// function. Standard function and mutation function names cannot be taken: a
+    /// function registered under one makes every compile fail, naming it.
     pub fn register_function(mut self, f: impl Function + 'static) -> Compiler {
+        let name = f.name().to_lowercase();
+        if cf2_eval::STANDARD_FUNCTIONS.contains(&name.as_str())
+            || cf2_eval::STANDARD_MUTATORS.contains(&name.as_str())
+        {
+            self.refused.get_or_insert_with(|| {
+                Diagnostic::error(format!(
+                    "a custom function cannot be named `{name}`: it is a standard function"
+                ))
+                .hint("register it under another name (docs/functions.md)")
+            });
+            return self;
+        }
         self.options.functions.register(Arc::new(f));
         self
     }
@@ -95,13 +112,20 @@ impl Compiler {
     }
 
     pub fn compile_file(&self, path: impl AsRef<Path>) -> Result<Config, Error> {
-        self.run(Main::File(path.as_ref()))
+        self.run(Main::File(path.as_ref()), "")
     }
 
     /// Compiles text; `name` is how diagnostics name it, and imports are searched from the
     /// working directory.
     pub fn compile_str(&self, name: &str, text: &str) -> Result<Config, Error> {
-        self.run(Main::Text { name, text })
+        self.run(Main::Text { name, text }, "")
+    }
+
+    /// Compiles only what the value at `path` needs (`Web.Ports`), as `cf2 compile FILE
+    /// -o -:PATH` does: a resource elsewhere that fails is not evaluated, and a private
+    /// resource asked for by its path is given. The [`Config`]'s value is that value.
+    pub fn compile_file_at(&self, file: impl AsRef<Path>, path: &str) -> Result<Config, Error> {
+        self.run(Main::File(file.as_ref()), path)
     }
 
     /// Compiles a file straight to its text in `format`, with the compile's warnings. JSON
@@ -112,63 +136,66 @@ impl Compiler {
         path: impl AsRef<Path>,
         format: Format,
     ) -> Result<Rendered, Error> {
+        let loader = Arc::new(Loader::new());
+        if let Some(refused) = &self.refused {
+            return Err(Error::new(vec![refused.clone()], Vec::new(), loader));
+        }
         let mut renderer = cf2_output::Renderer::new(format);
         let main = Main::File(path.as_ref());
-        match cf2_eval::evaluate_into(
-            &*self.host,
-            &self.loader,
-            main,
-            &self.options,
-            &mut renderer,
-        ) {
+        match cf2_eval::evaluate_into(&*self.host, &loader, main, &self.options, &mut renderer) {
             Ok(e) => match renderer.finish("") {
                 Ok(text) => Ok(Rendered {
                     text,
                     warnings: e.warnings,
                 }),
-                Err(o) => Err(self.error(vec![Diagnostic::error(o.to_string())])),
+                Err(o) => {
+                    let d = Diagnostic::error(format!(
+                        "cannot write `{}` as {format:?}: {o}",
+                        path.as_ref().display()
+                    ));
+                    Err(Error::new(vec![d], e.warnings, loader))
+                }
             },
-            Err(f) => Err(self.error(f.errors)),
+            Err(f) => Err(Error::new(f.errors, f.warnings, loader)),
         }
     }
 
-    /// A failed compile, its diagnostics rendered from this compiler's sources.
-    fn error(&self, diagnostics: Vec<Diagnostic>) -> Error {
-        Error {
-            diagnostics,
-            loader: self.loader.clone(),
+    fn run(&self, main: Main<'_>, path: &str) -> Result<Config, Error> {
+        // A loader per compile: files are read as they are now, and freed with the result.
+        let loader = Arc::new(Loader::new());
+        if let Some(refused) = &self.refused {
+            return Err(Error::new(vec![refused.clone()], Vec::new(), loader));
         }
-    }
-
-    fn run(&self, main: Main<'_>) -> Result<Config, Error> {
-        match cf2_eval::evaluate(&*self.host, &self.loader, main, &self.options, &[""]) {
+        match cf2_eval::evaluate(&*self.host, &loader, main, &self.options, &[path]) {
             Ok(mut e) => Ok(Config {
                 value: e.values.pop().unwrap_or(Value::Block(Block::default())),
                 warnings: e.warnings,
                 trace: e.trace,
                 provenance: e.provenance,
+                secret_texts: e.secret_texts,
+                loader,
             }),
-            Err(f) => Err(self.error(f.errors)),
+            Err(f) => Err(Error::new(f.errors, f.warnings, loader)),
         }
-    }
-
-    /// Renders a diagnostic from this compiler's sources.
-    pub fn render(&self, d: &Diagnostic, color: bool) -> String {
-        d.render(&*self.loader, color)
     }
 }
 
 /// A compiled configuration.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Config {
     value: Value,
     warnings: Vec<Diagnostic>,
     trace: Vec<String>,
     provenance: Vec<cf2_eval::Provenance>,
+    /// The text of each secret the value holds, kept out of messages.
+    secret_texts: Vec<String>,
+    /// The sources the diagnostics point into.
+    loader: Arc<Loader>,
 }
 
 impl Config {
-    /// The whole configuration (a block).
+    /// The whole configuration (a block), or the value asked for
+    /// ([`Compiler::compile_file_at`]).
     pub fn value(&self) -> &Value {
         &self.value
     }
@@ -178,20 +205,32 @@ impl Config {
         self.value.get_path(path)
     }
 
-    /// Deserializes the value at `path` (`""` for the whole configuration) into any serde
-    /// type.
+    /// Deserializes the value at `path` (`""` for the whole value) into any serde type.
+    /// An error names the path from the configuration's top (`Web.Ports.2`); where the
+    /// configuration holds secrets (KeePass, docs/security.md), their text is never in it.
     pub fn deserialize<'de, T: serde::Deserialize<'de>>(
         &'de self,
         path: &str,
     ) -> Result<T, DeserializeError> {
-        let v = self
-            .get(path)
-            .ok_or_else(|| DeserializeError(format!("`{path}` is not in the configuration")))?;
-        cf2_value::from_value(v).map_err(|e| DeserializeError(e.to_string()))
+        cf2_value::from_value_at(&self.value, path).map_err(|e| DeserializeError {
+            path: e.path(),
+            message: redact(e.message(), &self.secret_texts),
+        })
     }
 
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings
+    }
+
+    /// A diagnostic of this compile (a warning) with its source excerpt, as the command
+    /// line shows it.
+    pub fn render_diagnostic(&self, d: &Diagnostic, color: bool) -> String {
+        d.render(&*self.loader, color)
+    }
+
+    /// Where a diagnostic of this compile points, as `FILE:LINE:COL`.
+    pub fn location(&self, d: &Diagnostic) -> Option<String> {
+        d.span.map(|span| self.loader.location(span))
     }
 
     /// How each evaluated resource got its value: which definitions (file, line,
@@ -214,10 +253,40 @@ impl Config {
         &self.trace
     }
 
-    /// The configuration (or the value at `path`) in an output format.
-    pub fn render(&self, format: Format) -> Result<String, cf2_output::OutputError> {
+    /// The value in an output format.
+    pub fn render(&self, format: Format) -> Result<String, OutputError> {
         cf2_output::render(&self.value, format)
     }
+
+    /// The value at `path` in an output format (`None`: there is no such value).
+    pub fn render_at(&self, path: &str, format: Format) -> Option<Result<String, OutputError>> {
+        self.get(path).map(|v| cf2_output::render(v, format))
+    }
+}
+
+/// Shows the number of resources and warnings, not the values: a configuration may hold
+/// secrets, and a `{:?}` ends up in logs. Print [`Config::value`] to see them.
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let resources = match &self.value {
+            Value::Block(b) => b.len(),
+            _ => 1,
+        };
+        f.debug_struct("Config")
+            .field("resources", &resources)
+            .field("warnings", &self.warnings.len())
+            .field("secrets", &self.secret_texts.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// `message` with each secret's text replaced.
+fn redact(message: &str, secrets: &[String]) -> String {
+    let mut out = message.to_string();
+    for s in secrets.iter().filter(|s| !s.is_empty()) {
+        out = out.replace(s.as_str(), "‹secret›");
+    }
+    out
 }
 
 /// A configuration compiled straight to text ([`Compiler::compile_file_to`]).
@@ -227,30 +296,60 @@ pub struct Rendered {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// Why a value could not be read into a Rust type.
 #[derive(Debug, Clone)]
-pub struct DeserializeError(pub String);
+pub struct DeserializeError {
+    /// The dotted path of the value, from the top of the configuration (`Web.Ports.2`).
+    pub path: String,
+    pub message: String,
+}
 
 impl fmt::Display for DeserializeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "at `{}`: {}", self.path, self.message)
+        }
     }
 }
 
 impl std::error::Error for DeserializeError {}
 
-/// A failed compile: its diagnostics, renderable with their source excerpts.
+/// A failed compile: its errors, renderable with their source excerpts, and the warnings
+/// given before.
 pub struct Error {
     pub diagnostics: Vec<Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
     loader: Arc<Loader>,
 }
 
 impl Error {
+    fn new(diagnostics: Vec<Diagnostic>, warnings: Vec<Diagnostic>, loader: Arc<Loader>) -> Error {
+        Error {
+            diagnostics,
+            warnings,
+            loader,
+        }
+    }
+
+    /// The errors with their source excerpts, as the command line shows them.
     pub fn render(&self, color: bool) -> String {
         self.diagnostics
             .iter()
             .map(|d| d.render(&*self.loader, color))
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// A diagnostic of this compile (an error or a warning) with its source excerpt.
+    pub fn render_diagnostic(&self, d: &Diagnostic, color: bool) -> String {
+        d.render(&*self.loader, color)
+    }
+
+    /// Where a diagnostic of this compile points, as `FILE:LINE:COL`.
+    pub fn location(&self, d: &Diagnostic) -> Option<String> {
+        d.span.map(|span| self.loader.location(span))
     }
 }
 

@@ -839,3 +839,18 @@ fn signer_lists_must_be_text() {
         "{e}"
     );
 }
+
+/// A program that reads a secret into the wrong type, or prints the configuration with
+/// `{:?}`, must not put the secret in its logs.
+#[test]
+fn library_messages_and_debug_never_show_a_secret() {
+    let r = Run::new().site_db("mydb.kdbx");
+    let c = r.ok("private P => import(mydb)\nPw => $P.fred.Password\n");
+    let e = c.deserialize::<u16>("Pw").unwrap_err();
+    assert_eq!(e.path, "Pw");
+    assert!(e.message.contains("‹secret›"), "{e}");
+    no_secret(&e.to_string());
+    no_secret(&format!("{c:?}"));
+    // The value itself is the output: it holds the secret.
+    assert_eq!(text(&c, "Pw"), "hunter2-Secret!");
+}

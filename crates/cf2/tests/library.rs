@@ -1,0 +1,146 @@
+//! The library as an embedder uses it: one long-lived `Compiler`, many compiles, results
+//! read into the program's own types, errors shown the program's way.
+
+use cf2::{Compiler, Config, Error, MemoryHost, NativeFunction, ParamType, Value};
+
+fn assert_send_sync<T: Send + Sync>() {}
+
+#[test]
+fn compiler_config_and_error_can_cross_threads() {
+    assert_send_sync::<Compiler>();
+    assert_send_sync::<Config>();
+    assert_send_sync::<Error>();
+    let compiler = std::sync::Arc::new(Compiler::with_host(MemoryHost::new()));
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            let compiler = compiler.clone();
+            std::thread::spawn(move || {
+                let c = compiler
+                    .compile_str("main.cf2", &format!("A => {i}\n"))
+                    .unwrap();
+                c.deserialize::<i64>("A").unwrap()
+            })
+        })
+        .collect();
+    let got: Vec<i64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(got, [0, 1, 2, 3]);
+}
+
+/// Each compile reads its sources afresh: the same name with new text, or a file edited on
+/// disk, gives the new configuration, and a fixed error is gone.
+#[test]
+fn a_reused_compiler_sees_new_text_and_edited_files() {
+    let compiler = Compiler::with_host(MemoryHost::new());
+    let a = compiler.compile_str("inline", "A => 1\n").unwrap();
+    let b = compiler.compile_str("inline", "A => 2\nB => 3\n").unwrap();
+    assert_eq!(a.deserialize::<i64>("A").unwrap(), 1);
+    assert_eq!(b.deserialize::<i64>("A").unwrap(), 2);
+    assert_eq!(b.deserialize::<i64>("B").unwrap(), 3);
+    assert!(compiler.compile_str("x", "A => \n").is_err());
+    assert!(compiler.compile_str("x", "A => 1\n").is_ok());
+
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main.cf2");
+    let base = dir.path().join("base.cf2");
+    std::fs::write(&base, "Port => 80\n").unwrap();
+    std::fs::write(&main, "import(base)\n").unwrap();
+    let os = Compiler::new();
+    assert_eq!(
+        os.compile_file(&main)
+            .unwrap()
+            .deserialize::<u16>("Port")
+            .unwrap(),
+        80
+    );
+    std::fs::write(&base, "Port => 8080\n").unwrap();
+    assert_eq!(
+        os.compile_file(&main)
+            .unwrap()
+            .deserialize::<u16>("Port")
+            .unwrap(),
+        8080
+    );
+}
+
+#[test]
+fn deserialize_errors_name_the_path_from_the_top() {
+    let c = Compiler::with_host(MemoryHost::new())
+        .compile_str("main.cf2", "Web.Ports => [80, 443, http]\n")
+        .unwrap();
+    let e = c.deserialize::<Vec<u16>>("Web.Ports").unwrap_err();
+    assert_eq!(e.path, "Web.Ports.2");
+    assert_eq!(
+        e.to_string(),
+        "at `Web.Ports.2`: expected u16, found text 'http'"
+    );
+    let e = c.deserialize::<u16>("Web.Missing").unwrap_err();
+    assert!(e.to_string().contains("Web.Missing"), "{e}");
+}
+
+/// A failed compile keeps the warnings given before it, and every diagnostic can be placed
+/// and rendered from the result, whichever compiler made it.
+#[test]
+fn errors_keep_warnings_and_locations() {
+    let compiler = Compiler::with_host(MemoryHost::new());
+    let e = compiler
+        .compile_str("main.cf2", "W => defined(warn(careful))\nX => 1 + a\n")
+        .unwrap_err();
+    assert_eq!(e.warnings.len(), 1);
+    assert_eq!(e.location(&e.warnings[0]).as_deref(), Some("main.cf2:1:14"));
+    assert_eq!(
+        e.location(&e.diagnostics[0]).as_deref(),
+        Some("main.cf2:2:10")
+    );
+    assert!(e
+        .render_diagnostic(&e.warnings[0], false)
+        .contains("1 | W => defined(warn(careful))"));
+    let other = compiler
+        .compile_str("other.cf2", "\n\nW => defined(warn(x))\n")
+        .unwrap();
+    assert_eq!(
+        other.location(&other.warnings()[0]).as_deref(),
+        Some("other.cf2:3:14")
+    );
+    assert!(other
+        .render_diagnostic(&other.warnings()[0], false)
+        .contains("3 | W => defined(warn(x))"));
+}
+
+/// `cf2 compile FILE -o -:PATH` in the library: only what the value needs is evaluated,
+/// and a private resource asked for by its path is given.
+#[test]
+fn compile_file_at_evaluates_only_the_value_asked_for() {
+    let host = MemoryHost::new().with_file(
+        "main.cf2",
+        "A => 1\nBroken => fail(no)\nprivate Key => { Id => 7 }\n",
+    );
+    let compiler = Compiler::with_host(host);
+    assert!(compiler.compile_file("main.cf2").is_err());
+    let a = compiler.compile_file_at("main.cf2", "A").unwrap();
+    assert_eq!(a.value(), &Value::Number(cf2::Number::Int(1)));
+    let key = compiler.compile_file_at("main.cf2", "Key").unwrap();
+    assert_eq!(key.deserialize::<u8>("Id").unwrap(), 7);
+    assert_eq!(
+        key.render_at("Id", cf2::Format::Json)
+            .unwrap()
+            .unwrap()
+            .trim(),
+        "7"
+    );
+}
+
+#[test]
+fn a_custom_function_cannot_take_a_standard_name() {
+    let join = NativeFunction::new("join", vec![ParamType::ANYTYPE], |_, _| {
+        Ok(Some(Value::Literal("mine".into())))
+    });
+    let e = Compiler::with_host(MemoryHost::new())
+        .register_function(join)
+        .compile_str("main.cf2", "A => 1\n")
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("a custom function cannot be named `join`: it is a standard function"),
+        "{e}"
+    );
+}

@@ -36,7 +36,8 @@ use crate::{Number, Value};
 /// - **text** (literal or string) and **regex patterns** give `String`/`&str`/`char`; when text
 ///   is asked for, a number or boolean is written out as text (`42`, `true`);
 /// - **options**: a present value is `Some` (CF2 has no null); a struct field of type
-///   `Option<T>` that the block lacks is `None`;
+///   `Option<T>` that the block lacks is `None`, and so is an `Option` read by
+///   [`from_value_at`] from a path that names nothing;
 /// - **enums**: a unit variant is named by text (`Mode => fast`); a newtype, tuple or struct
 ///   variant by a block with exactly one member, the variant's name (`Mode => { Tcp => {...} }`);
 /// - **unit** `()` is an empty list or an empty block.
@@ -48,19 +49,41 @@ pub fn from_value<'de, T: Deserialize<'de>>(value: &'de Value) -> Result<T, DeEr
 }
 
 /// Reads a `T` from the value at the dotted `path` inside `root` (`Web.Ports`); error paths
-/// are then given from `root`.
+/// are then given from `root`. Where there is no such value, an `Option` is `None` (as a
+/// struct field the block lacks is) and anything else an error.
 pub fn from_value_at<'de, T: Deserialize<'de>>(root: &'de Value, path: &str) -> Result<T, DeError> {
     let Some(value) = root.get_path(path) else {
-        return Err(DeError {
-            path: Vec::new(),
-            message: format!("there is no resource `{path}`"),
-        });
+        return T::deserialize(Missing(path));
     };
     let mut result = T::deserialize(value);
     if !path.is_empty() {
         result = result.map_err(|e| e.within(Segment::Key(path.to_string())));
     }
     result
+}
+
+/// The value at a path that names nothing: `None` to an `Option`, an error to anything else.
+struct Missing<'p>(&'p str);
+
+impl<'de> de::Deserializer<'de> for Missing<'_> {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, DeError> {
+        Err(DeError {
+            path: Vec::new(),
+            message: format!("there is no resource `{}`", self.0),
+        })
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        visitor.visit_none()
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
+    }
 }
 
 /// One step of the path to where an error arose.

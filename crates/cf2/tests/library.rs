@@ -75,6 +75,14 @@ fn deserialize_errors_name_the_path_from_the_top() {
     );
     let e = c.deserialize::<u16>("Web.Missing").unwrap_err();
     assert!(e.to_string().contains("Web.Missing"), "{e}");
+    // A value that is not there is `None` to an `Option`, as a struct field is.
+    assert_eq!(c.deserialize::<Option<u16>>("Web.Missing").unwrap(), None);
+    assert_eq!(
+        c.deserialize::<Option<Vec<u16>>>("Web.Ports")
+            .unwrap_err()
+            .path,
+        "Web.Ports.2"
+    );
 }
 
 /// A failed compile keeps the warnings given before it, and every diagnostic can be placed

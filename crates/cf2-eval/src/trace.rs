@@ -38,6 +38,10 @@ pub struct Origin {
     pub op: String,
     /// The statement's first line, shortened.
     pub text: String,
+    /// An overridden definition that was evaluated all the same, for a literal's own
+    /// member that an inline statement read before the merge (see
+    /// [`Provenance::before_merge`]).
+    pub read_before_merge: bool,
 }
 
 impl<'a> Evaluator<'a> {
@@ -76,6 +80,20 @@ impl<'a> Evaluator<'a> {
                 undefined: origins(&o.undefined),
                 before_merge: self.in_merged_literal(*s),
             });
+        }
+        // An overridden definition evaluated for a literal's own member is not "never
+        // evaluated": say where it was.
+        let read: Vec<cf2_syntax::Span> = out
+            .iter()
+            .filter(|p| p.before_merge)
+            .flat_map(|p| p.used.iter().map(|o| o.span))
+            .collect();
+        if !read.is_empty() {
+            for p in out.iter_mut().filter(|p| !p.before_merge) {
+                for o in &mut p.overridden {
+                    o.read_before_merge = read.contains(&o.span);
+                }
+            }
         }
         out
     }
@@ -124,6 +142,7 @@ impl<'a> Evaluator<'a> {
                 _ => def.op.symbol(),
             },
             text: format!("{}{more}", short.trim()),
+            read_before_merge: false,
         }
     }
 }
@@ -141,7 +160,12 @@ pub fn render_trace(p: &Provenance) -> String {
         entry.push_str(&format!("\n  from     {}", line(o)));
     }
     for o in &p.overridden {
-        entry.push_str(&format!("\n  overrode {}  (not evaluated)", line(o)));
+        let note = if o.read_before_merge {
+            "not used; evaluated only for the literal's own member, before the merge"
+        } else {
+            "not evaluated"
+        };
+        entry.push_str(&format!("\n  overrode {}  ({note})", line(o)));
     }
     for o in &p.undefined {
         entry.push_str(&format!("\n  skipped  {}  (gave no value)", line(o)));

@@ -12,7 +12,8 @@ use crate::model::*;
 use crate::val::Val;
 use cf2_syntax::ast::{self, ExprKind, Statement};
 use cf2_syntax::{Diagnostic, FileId, Span};
-use std::collections::BTreeMap;
+use cf2_value::Number;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 /// An inline statement waiting to run.
@@ -76,6 +77,10 @@ struct Differs {
     fin: Option<Val>,
     at: Option<Span>,
 }
+
+/// A member read of a block an inline statement saw: its name, the value it had there
+/// (`None`: not defined), and where it was looked up, if it was.
+type BlockRead = (Rc<str>, Option<Val>, Option<Span>);
 
 /// A name defined by an inline statement.
 struct InlineDef<'a> {
@@ -320,7 +325,18 @@ impl<'a> Evaluator<'a> {
         // A literal made for a resource may be merged with its other definitions: what its
         // inline statements read is checked against the merged block then.
         if !reads.is_empty() && matches!(self.block(b).place, Place::Of(_)) {
-            let read = reads.into_iter().map(|(name, at, _)| (name, at)).collect();
+            // One read per name, the first in text order: a member read a thousand times is
+            // checked once (each check may compare a whole block).
+            let mut first: HashMap<Rc<str>, Span> = HashMap::default();
+            for (name, at, _) in reads {
+                match first.get(&name) {
+                    Some(was) if self.text_order(*was) <= self.text_order(at) => {}
+                    _ => {
+                        first.insert(name, at);
+                    }
+                }
+            }
+            let read = first.into_iter().collect();
             self.inline_reads.insert(b, read);
         }
         self.sort_members(b);
@@ -389,16 +405,7 @@ impl<'a> Evaluator<'a> {
                 if sb == fb {
                     return Ok(None);
                 }
-                let mut read = self.inline_deep_reads.get(sb).cloned().unwrap_or_default();
-                read.sort_by_cached_key(|(_, at)| self.text_order(*at));
-                for (name, read_at) in read {
-                    let seen_member = match self.block(*sb).members.get(&*name) {
-                        None => None,
-                        Some(m) => match &self.slot(*m).state {
-                            SlotState::Done(v) => Some(v.clone()),
-                            _ => continue,
-                        },
-                    };
+                for (name, seen_member, read_at) in self.read_of_block(*sb, *fb, at)? {
                     let fin_member = match self.member(*fb, &name, at)? {
                         Some(fm) => Some(self.force(fm)?),
                         None => None,
@@ -417,7 +424,9 @@ impl<'a> Evaluator<'a> {
                     };
                     if let Some(mut d) = found {
                         d.below.insert(0, name.to_string());
-                        d.at.get_or_insert(read_at);
+                        if d.at.is_none() {
+                            d.at = read_at;
+                        }
                         return Ok(Some(d));
                     }
                 }
@@ -439,9 +448,75 @@ impl<'a> Evaluator<'a> {
                 Ok(Some(differs(seen, fin)))
             }
             (Val::Lit(_), Val::Str(_)) | (Val::Str(_), Val::Lit(_)) => Ok(Some(differs(seen, fin))),
+            // An integer and a float of one value behave differently (`9007199254740992 + 1`,
+            // integer division, a function's `math.type`): their forms are compared too.
+            (Val::Num(a), Val::Num(b))
+                if matches!(a, Number::Int(_)) != matches!(b, Number::Int(_)) =>
+            {
+                Ok(Some(differs(seen, fin)))
+            }
             _ if self.equal(seen, fin, at)? => Ok(None),
             _ => Ok(Some(differs(seen, fin))),
         }
+    }
+
+    /// What was read of a block an inline statement saw (`sb`), to compare with the final
+    /// block `fb`: each member evaluated (by the statement, or later through the block it
+    /// captured: a member of a literal's own block is evaluated for nothing else), each
+    /// name looked up that the block lacks (`defined($Opt.a)`, seen as not defined), and,
+    /// for a block given whole to a function or an output, each member the final block has
+    /// besides. With where it was looked up, if it was; first in text order.
+    fn read_of_block(
+        &mut self,
+        sb: BlockId,
+        fb: BlockId,
+        at: Span,
+    ) -> R<Vec<BlockRead>> {
+        let whole = self.inline_whole.contains_key(&sb);
+        if whole {
+            // Given whole, its members were all read, evaluated or not (added inline as
+            // definitions, `m($Opt)` with `def m(b) = $b`): those an output would show.
+            let members: Vec<SlotId> = self.block(sb).members.values().copied().collect();
+            for m in members {
+                if !self.slot(m).private || self.opts.include_private {
+                    self.force(m)?;
+                }
+            }
+        }
+        let looked_up = self.inline_deep_reads.get(&sb);
+        let mut read: Vec<BlockRead> = Vec::new();
+        for (name, m) in &self.block(sb).members {
+            if let SlotState::Done(v) = &self.slot(*m).state {
+                let span = looked_up.and_then(|l| l.get(&**name)).copied();
+                read.push((Rc::from(&**name), Some(v.clone()), span));
+            }
+        }
+        if let Some(looked_up) = looked_up {
+            for (name, span) in looked_up {
+                if !self.block(sb).members.contains_key(&**name) {
+                    read.push((name.clone(), None, Some(*span)));
+                }
+            }
+        }
+        if whole {
+            for (name, _) in self.members(fb, at)? {
+                if !self.block(sb).members.contains_key(&*name) {
+                    read.push((Rc::from(&*name), None, None));
+                }
+            }
+        }
+        // Looked-up names by where, the rest (evaluated through a whole block) after them
+        // in member order: a stable order whatever the order of evaluation.
+        let mut keyed: Vec<_> = read
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let key = r.2.map(|s| self.text_order(s));
+                (key.is_none(), key, i, r)
+            })
+            .collect();
+        keyed.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
+        Ok(keyed.into_iter().map(|(_, _, _, r)| r).collect())
     }
 
     /// Checks what the inline statements of merged literals read against the merged
@@ -505,7 +580,15 @@ impl<'a> Evaluator<'a> {
             (&differs.seen, &differs.fin),
             (Some(Val::Lit(_)), Some(Val::Str(_))) | (Some(Val::Str(_)), Some(Val::Lit(_)))
         );
+        // Two floats that differ past the 15 digits shown (`0.1 + 0.2` and `0.3`): in full.
+        let floats_look_alike = match (&differs.seen, &differs.fin) {
+            (Some(a @ Val::Num(Number::Float(_))), Some(b @ Val::Num(Number::Float(_)))) => {
+                a.describe() == b.describe()
+            }
+            _ => false,
+        };
         let shown = |v: &Option<Val>| match v {
+            Some(Val::Num(Number::Float(f))) if floats_look_alike => format!("{f:?}"),
             Some(v @ (Val::Lit(_) | Val::Str(_))) if kinds_differ => {
                 let kind = if matches!(v, Val::Lit(_)) {
                     "literal"

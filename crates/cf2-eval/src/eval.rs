@@ -85,9 +85,12 @@ pub struct Evaluator<'a> {
     /// Each name with where it was first looked up. A block an inline statement got as a
     /// value (`m($Opt)` passes the literal's `Opt`) counts as read by it whenever it is
     /// looked up later (`$b.a` in the branch the call gave), as do blocks inside it.
-    pub(crate) inline_deep_reads: HashMap<BlockId, Vec<(Rc<str>, Span)>>,
+    pub(crate) inline_deep_reads: HashMap<BlockId, HashMap<Rc<str>, Span>>,
     /// The blocks inline statements of a literal got as values (see `inline_deep_reads`).
     pub(crate) inline_seen: HashMap<BlockId, ()>,
+    /// Those of them given whole (to a function, an output): which members they have was
+    /// read too.
+    pub(crate) inline_whole: HashMap<BlockId, ()>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
     /// The main file (set once it is loaded): where messages about the configuration as a
@@ -180,6 +183,7 @@ impl<'a> Evaluator<'a> {
             inline_running: Vec::new(),
             inline_deep_reads: HashMap::default(),
             inline_seen: HashMap::default(),
+            inline_whole: HashMap::default(),
             main_dir: std::path::PathBuf::new(),
             main_file: None,
             cwd: loader.working_dir(host),
@@ -502,8 +506,8 @@ impl<'a> Evaluator<'a> {
             || (!self.inline_seen.is_empty() && self.inline_seen.contains_key(&b))
         {
             let names = self.inline_deep_reads.entry(b).or_default();
-            if !names.iter().any(|(n, _)| **n == *name) {
-                names.push((Rc::from(name), at));
+            if !names.contains_key(name) {
+                names.insert(Rc::from(name), at);
             }
         }
         let block = self.block_mut(b);
@@ -529,6 +533,11 @@ impl<'a> Evaluator<'a> {
     /// statements cannot be looked at whole.
     pub(crate) fn member_count(&mut self, b: BlockId, at: Span) -> R<usize> {
         self.build_plain(b)?;
+        // A block an inline statement of a literal got, looked at whole (given to a
+        // function, output, its members added inline): all of it was read.
+        if !self.inline_seen.is_empty() && self.inline_seen.contains_key(&b) {
+            self.inline_whole.insert(b, ());
+        }
         if let BlockState::Building { .. } = self.block(b).state {
             return Err(EvalError::new(
                 Diagnostic::error(format!(

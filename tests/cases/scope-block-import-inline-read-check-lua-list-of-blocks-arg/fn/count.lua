@@ -1,0 +1,6 @@
+return {
+  proto = { "LIST" },
+  eval = function(args, ctx)
+    return args[1][1].a
+  end,
+}

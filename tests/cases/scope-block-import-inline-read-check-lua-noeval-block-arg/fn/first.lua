@@ -1,0 +1,1 @@
+return { proto = { "NOEVAL" }, eval = function(args, ctx) return args[1]:eval().a end }

@@ -466,12 +466,7 @@ impl<'a> Evaluator<'a> {
     /// name looked up that the block lacks (`defined($Opt.a)`, seen as not defined), and,
     /// for a block given whole to a function or an output, each member the final block has
     /// besides. With where it was looked up, if it was; first in text order.
-    fn read_of_block(
-        &mut self,
-        sb: BlockId,
-        fb: BlockId,
-        at: Span,
-    ) -> R<Vec<BlockRead>> {
+    fn read_of_block(&mut self, sb: BlockId, fb: BlockId, at: Span) -> R<Vec<BlockRead>> {
         let whole = self.inline_whole.contains_key(&sb);
         if whole {
             // Given whole, its members were all read, evaluated or not (added inline as

@@ -196,7 +196,12 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// One level of the walk: the input decides how deep it goes (on a small stack too).
     fn expr(&mut self, e: &'a Expr, in_match: bool) {
+        crate::eval::deep(|| self.expr_inner(e, in_match))
+    }
+
+    fn expr_inner(&mut self, e: &'a Expr, in_match: bool) {
         match &e.kind {
             ExprKind::Literal(_)
             | ExprKind::Number(_)

@@ -418,6 +418,11 @@ impl Functions {
         self.native.insert(f.name().to_lowercase(), f);
     }
 
+    /// The names of the registered native functions.
+    pub fn native_names(&self) -> impl Iterator<Item = &str> {
+        self.native.keys().map(|k| k.as_str())
+    }
+
     pub fn add_provider(&mut self, p: Arc<dyn FunctionProvider>) {
         self.providers.push(p);
     }

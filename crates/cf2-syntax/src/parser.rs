@@ -1097,9 +1097,11 @@ impl<'a> Parser<'a> {
         let t = self.peek();
         match t.kind {
             Tok::Word => self.word_value(t, selector),
-            Tok::LBracket => self.list(),
-            Tok::LBrace => self.block(),
-            Tok::LParen => self.term(),
+            // Nesting is bounded (`MAX_NESTING`), but a thread with a small stack (an
+            // embedder's) may not hold 256 levels: the walk moves to the heap when it runs low.
+            Tok::LBracket => nested(|| self.list()),
+            Tok::LBrace => nested(|| self.block()),
+            Tok::LParen => nested(|| self.term()),
             Tok::DQuote => {
                 self.bump();
                 self.quoted(t, false)
@@ -1155,7 +1157,7 @@ impl<'a> Parser<'a> {
 
     fn word_value(&mut self, t: Token, selector: bool) -> R<()> {
         match self.text(t) {
-            "if" => return self.if_expr(false),
+            "if" => return nested(|| self.if_expr(false)),
             "import" => return self.import(),
             "true" | "false" => {
                 self.bump();
@@ -2225,4 +2227,10 @@ fn shorten(s: &str) -> String {
         out.push('…');
     }
     out
+}
+
+/// Runs one level of a nested construct, on a fresh stack segment when the current one is
+/// nearly used (see `cf2_value::stack`).
+fn nested<T>(f: impl FnOnce() -> T) -> T {
+    cf2_value::stack::deep(64 * 1024, 1024 * 1024, f)
 }

@@ -92,7 +92,12 @@ impl Value {
         for step in path.split('.') {
             cur = match cur {
                 Value::Block(b) => b.get(step)?,
-                Value::List(l) => l.get(step.parse::<usize>().ok()?)?,
+                // An index as the language reads one from text (`$L.('1')`, `-o :L.1`):
+                // digits, white space around allowed, no sign.
+                Value::List(l) => match Number::parse_text(step)? {
+                    Number::Int(i) => l.get(usize::try_from(i).ok()?)?,
+                    Number::Float(_) => return None,
+                },
                 _ => return None,
             };
         }

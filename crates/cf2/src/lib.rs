@@ -41,8 +41,6 @@ use std::sync::Arc;
 pub struct Compiler {
     host: Box<dyn Host>,
     options: Options,
-    /// A custom function registered under a reserved name: every compile fails with it.
-    refused: Option<Diagnostic>,
 }
 
 impl Default for Compiler {
@@ -68,7 +66,6 @@ impl Compiler {
         Compiler {
             host: Box::new(host),
             options: Options::default(),
-            refused: None,
         }
     }
 
@@ -87,20 +84,30 @@ impl Compiler {
     /// function. Standard function and mutation function names cannot be taken: a
     /// function registered under one makes every compile fail, naming it.
     pub fn register_function(mut self, f: impl Function + 'static) -> Compiler {
-        let name = f.name().to_lowercase();
-        if cf2_eval::STANDARD_FUNCTIONS.contains(&name.as_str())
-            || cf2_eval::STANDARD_MUTATORS.contains(&name.as_str())
-        {
-            self.refused.get_or_insert_with(|| {
-                Diagnostic::error(format!(
-                    "a custom function cannot be named `{name}`: it is a standard function"
-                ))
-                .hint("register it under another name (docs/functions.md)")
-            });
-            return self;
-        }
         self.options.functions.register(Arc::new(f));
         self
+    }
+
+    /// A native function registered under a standard name (through
+    /// [`Compiler::register_function`] or [`Options::functions`]) would never be called:
+    /// the compile fails instead, naming it.
+    fn refused_function(&self) -> Option<Diagnostic> {
+        let mut names: Vec<&str> = self
+            .options
+            .functions
+            .native_names()
+            .filter(|n| {
+                cf2_eval::STANDARD_FUNCTIONS.contains(n) || cf2_eval::STANDARD_MUTATORS.contains(n)
+            })
+            .collect();
+        names.sort_unstable();
+        let name = names.first()?;
+        Some(
+            Diagnostic::error(format!(
+                "a custom function cannot be named `{name}`: it is a standard function"
+            ))
+            .hint("register it under another name (docs/functions.md)"),
+        )
     }
 
     /// Adds a source of custom functions, such as `cf2_lua::LuaFunctions` (Lua modules on
@@ -137,8 +144,8 @@ impl Compiler {
         format: Format,
     ) -> Result<Rendered, Error> {
         let loader = Arc::new(Loader::new());
-        if let Some(refused) = &self.refused {
-            return Err(Error::new(vec![refused.clone()], Vec::new(), loader));
+        if let Some(refused) = self.refused_function() {
+            return Err(Error::new(vec![refused], Vec::new(), loader));
         }
         let mut renderer = cf2_output::Renderer::new(format);
         let main = Main::File(path.as_ref());
@@ -150,7 +157,7 @@ impl Compiler {
                 }),
                 Err(o) => {
                     let d = Diagnostic::error(format!(
-                        "cannot write `{}` as {format:?}: {o}",
+                        "cannot write `{}` as {format}: {o}",
                         path.as_ref().display()
                     ));
                     Err(Error::new(vec![d], e.warnings, loader))
@@ -163,8 +170,8 @@ impl Compiler {
     fn run(&self, main: Main<'_>, path: &str) -> Result<Config, Error> {
         // A loader per compile: files are read as they are now, and freed with the result.
         let loader = Arc::new(Loader::new());
-        if let Some(refused) = &self.refused {
-            return Err(Error::new(vec![refused.clone()], Vec::new(), loader));
+        if let Some(refused) = self.refused_function() {
+            return Err(Error::new(vec![refused], Vec::new(), loader));
         }
         match cf2_eval::evaluate(&*self.host, &loader, main, &self.options, &[path]) {
             Ok(mut e) => Ok(Config {
@@ -205,16 +212,18 @@ impl Config {
         self.value.get_path(path)
     }
 
-    /// Deserializes the value at `path` (`""` for the whole value) into any serde type.
-    /// An error names the path from the configuration's top (`Web.Ports.2`); where the
-    /// configuration holds secrets (KeePass, docs/security.md), their text is never in it.
+    /// Deserializes the value at `path` (`""` for the whole value) into any serde type; an
+    /// `Option` at a path that names nothing is `None`. An error names the path from the
+    /// top of [`Config::value`] (`Web.Ports.2`; for [`Compiler::compile_file_at`], from the
+    /// value asked for). Where the configuration holds secrets (KeePass,
+    /// docs/security.md), an error says what was expected and where, never what was found.
     pub fn deserialize<'de, T: serde::Deserialize<'de>>(
         &'de self,
         path: &str,
     ) -> Result<T, DeserializeError> {
         cf2_value::from_value_at(&self.value, path).map_err(|e| DeserializeError {
             path: e.path(),
-            message: redact(e.message(), &self.secret_texts),
+            message: without_values(e.message(), !self.secret_texts.is_empty()),
         })
     }
 
@@ -258,9 +267,17 @@ impl Config {
         cf2_output::render(&self.value, format)
     }
 
-    /// The value at `path` in an output format (`None`: there is no such value).
+    /// The value at `path` in an output format (`None`: there is no such value); an error
+    /// names the path (`W.Ports` is a list: TOML needs a block).
     pub fn render_at(&self, path: &str, format: Format) -> Option<Result<String, OutputError>> {
-        self.get(path).map(|v| cf2_output::render(v, format))
+        self.get(path)
+            .map(|v| cf2_output::render_at(v, format, path))
+    }
+
+    /// The value, without the sources kept to place and render this compile's diagnostics
+    /// (a `Config` kept for long holds its files' text and syntax trees).
+    pub fn into_value(self) -> Value {
+        self.value
     }
 }
 
@@ -280,20 +297,38 @@ impl fmt::Debug for Config {
     }
 }
 
-/// `message` with each secret's text replaced.
-fn redact(message: &str, secrets: &[String]) -> String {
-    let mut out = message.to_string();
-    for s in secrets.iter().filter(|s| !s.is_empty()) {
-        out = out.replace(s.as_str(), "‹secret›");
+/// A deserialization message, without the value found where the configuration holds
+/// secrets: a secret may be in it shortened, escaped or read as a number, so replacing its
+/// text would not do. What was expected stays.
+fn without_values(message: &str, secrets: bool) -> String {
+    if !secrets {
+        return message.to_string();
     }
-    out
+    const NOT_SHOWN: &str = "the value is not shown: the configuration holds secrets";
+    match message.strip_prefix("expected ") {
+        Some(rest) => {
+            let expected = rest.split(", found").next().unwrap_or(rest);
+            format!("expected {expected} ({NOT_SHOWN})")
+        }
+        None => format!("the value does not fit the type asked for ({NOT_SHOWN})"),
+    }
 }
 
 /// A configuration compiled straight to text ([`Compiler::compile_file_to`]).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Rendered {
     pub text: String,
     pub warnings: Vec<Diagnostic>,
+}
+
+/// The text's size, not the text: it may hold secrets (see [`Config`]'s `Debug`).
+impl fmt::Debug for Rendered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rendered")
+            .field("bytes", &self.text.len())
+            .field("warnings", &self.warnings.len())
+            .finish()
+    }
 }
 
 /// Why a value could not be read into a Rust type.

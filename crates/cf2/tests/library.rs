@@ -138,6 +138,32 @@ fn compile_file_at_evaluates_only_the_value_asked_for() {
 }
 
 #[test]
+fn paths_read_list_indexes_as_the_language_does() {
+    let c = Compiler::with_host(MemoryHost::new())
+        .compile_str("main.cf2", "Web.Ports => [80, 443]\n")
+        .unwrap();
+    assert_eq!(c.deserialize::<u16>("Web.Ports.1").unwrap(), 443);
+    assert!(c.get("Web.Ports.+1").is_none());
+    assert!(c.get("Web.Ports.-1").is_none());
+    let e = c
+        .render_at("Web.Ports", cf2::Format::Toml)
+        .unwrap()
+        .unwrap_err();
+    assert!(e.to_string().contains("Web.Ports"), "{e}");
+    let text = format!(
+        "{:?}",
+        Compiler::with_host(MemoryHost::new().with_file("m.cf2", "A => 1\n"))
+            .compile_file_to("m.cf2", cf2::Format::Json)
+            .unwrap()
+    );
+    assert!(!text.contains("\"A\""), "{text}");
+    assert_eq!(
+        c.into_value().get_path("Web.Ports.0"),
+        Some(&Value::Number(cf2::Number::Int(80)))
+    );
+}
+
+#[test]
 fn a_custom_function_cannot_take_a_standard_name() {
     let join = NativeFunction::new("join", vec![ParamType::ANYTYPE], |_, _| {
         Ok(Some(Value::Literal("mine".into())))
@@ -151,4 +177,38 @@ fn a_custom_function_cannot_take_a_standard_name() {
             .contains("a custom function cannot be named `join`: it is a standard function"),
         "{e}"
     );
+    // The same through the options.
+    let mut compiler = Compiler::with_host(MemoryHost::new());
+    let max = NativeFunction::new("MAX", vec![ParamType::ANYTYPE], |_, _| Ok(None));
+    compiler
+        .options_mut()
+        .functions
+        .register(std::sync::Arc::new(max));
+    let e = compiler.compile_str("main.cf2", "A => 1\n").unwrap_err();
+    assert!(e.to_string().contains("cannot be named `max`"), "{e}");
+}
+
+/// An embedder's thread may have a small stack: nesting within the limits must give a
+/// result or a clean error there too, never abort the process.
+#[test]
+fn deep_nesting_on_a_small_stack_thread() {
+    let deep_list = format!("A => {}1{}\n", "[".repeat(250), "]".repeat(250));
+    let deep_brackets = format!("A => {}1{}\n", "(".repeat(250), ")".repeat(250));
+    let deep_blocks = format!("A => {}1{}\n", "{ X => ".repeat(200), " }".repeat(200));
+    let deep_ifs = format!("A => {}1\n", "if (true) then ".repeat(250));
+    for text in [deep_list, deep_brackets, deep_blocks, deep_ifs] {
+        let ok = std::thread::Builder::new()
+            .stack_size(128 * 1024)
+            .spawn(move || {
+                // A result, or the clean error for values nested past the limit.
+                match Compiler::with_host(MemoryHost::new()).compile_str("main.cf2", &text) {
+                    Ok(_) => true,
+                    Err(e) => e.to_string().contains("deep"),
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(ok);
+    }
 }

@@ -29,15 +29,22 @@ fuzz_target!(|data: &[u8]| {
             let streamed = compiler.compile_file_to("main.cf2", Format::Json);
             let built = cf2_output::render(config.value(), Format::Json);
             if let (Ok(streamed), Ok(built)) = (&streamed, &built) {
-                assert_eq!(&streamed.text, built, "streamed JSON differs from the value's");
+                assert_eq!(
+                    &streamed.text, built,
+                    "streamed JSON differs from the value's"
+                );
             }
             for w in config.warnings() {
-                let _ = compiler.render(w, false);
+                let _ = config.render_diagnostic(w, false);
+                let _ = config.location(w);
             }
         }
         Err(e) => {
             let _ = e.render(false);
             let _ = e.render(true);
+            for d in e.diagnostics.iter().chain(&e.warnings) {
+                let _ = e.location(d);
+            }
         }
     }
 });

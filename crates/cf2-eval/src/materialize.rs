@@ -204,22 +204,35 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Where the element at `path` (indices into nested lists) of resource `s`'s list is
-    /// written, when the list is written out as a literal by the resource's only
-    /// definition. A list computed or combined from several definitions has no such place.
+    /// written, when the list is written out as a literal: by the resource's only
+    /// definition, or, among several (a host's `L => [a, ?]` over an aspect's `L => [a]`),
+    /// by the one definition whose element there is written `?`. A list computed has no
+    /// such place.
     fn written_element(&self, s: SlotId, path: &[usize]) -> Option<Span> {
-        let [def] = self.slot(s).defs.as_slice() else {
-            return None;
-        };
-        let Body::Expr(mut expr, _) = &self.def(*def).body else {
-            return None;
-        };
-        for i in path {
-            let ExprKind::List(items) = &expr.kind else {
+        let element = |def: crate::model::DefId| -> Option<&cf2_syntax::ast::Expr> {
+            let Body::Expr(mut expr, _) = &self.def(def).body else {
                 return None;
             };
-            expr = items.get(*i)?;
+            for i in path {
+                let ExprKind::List(items) = &expr.kind else {
+                    return None;
+                };
+                expr = items.get(*i)?;
+            }
+            Some(expr)
+        };
+        let defs = &self.slot(s).defs;
+        if let [def] = defs.as_slice() {
+            return element(*def).map(|e| e.span);
         }
-        Some(expr.span)
+        let mut written = defs
+            .iter()
+            .filter_map(|d| element(*d))
+            .filter(|e| matches!(e.kind, ExprKind::Undef));
+        match (written.next(), written.next()) {
+            (Some(only), None) => Some(only.span),
+            _ => None,
+        }
     }
 
     pub(crate) fn slot_site(&self, s: SlotId) -> Span {

@@ -698,7 +698,7 @@ impl<'a> Evaluator<'a> {
             evaluated: HashMap::new(),
             pending: None,
         };
-        let result = f.call(&mut cx, args);
+        let result = unpanicked(|| f.call(&mut cx, args));
         let pending = cx.pending.take();
         match result {
             Ok(Some(v)) => self.import(v, call.span, file, &name),
@@ -771,7 +771,7 @@ impl<'a> Evaluator<'a> {
             evaluated: HashMap::new(),
             pending: None,
         };
-        let result = f.mutate(&mut cx, top, lower);
+        let result = unpanicked(|| f.mutate(&mut cx, top, lower));
         let pending = cx.pending.take();
         let symbol = format!("~({name})>");
         match result {
@@ -1010,6 +1010,19 @@ impl<'a> Evaluator<'a> {
             })
         })
     }
+}
+
+/// Runs an embedder's function: a panic in it is the call's error (`the function
+/// panicked: ...`), not the end of the embedding program's thread.
+fn unpanicked<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_string());
+        Err(format!("the function panicked: {what}"))
+    })
 }
 
 #[cfg(test)]

@@ -212,3 +212,20 @@ fn deep_nesting_on_a_small_stack_thread() {
         assert!(ok);
     }
 }
+
+/// A native function that panics fails the compile with an error naming it; the program
+/// and the compiler go on.
+#[test]
+fn a_panicking_native_function_is_an_error() {
+    let boom = NativeFunction::new("boom", vec![], |_, _| panic!("out of cheese"));
+    let compiler = Compiler::with_host(MemoryHost::new()).register_function(boom);
+    let e = compiler
+        .compile_str("main.cf2", "A => boom()\n")
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("`boom` failed: the function panicked: out of cheese"),
+        "{e}"
+    );
+    assert!(compiler.compile_str("main.cf2", "A => 1\n").is_ok());
+}

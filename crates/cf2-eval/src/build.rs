@@ -467,13 +467,17 @@ impl<'a> Evaluator<'a> {
     /// for a block given whole to a function or an output, each member the final block has
     /// besides. With where it was looked up, if it was; first in text order.
     fn read_of_block(&mut self, sb: BlockId, fb: BlockId, at: Span) -> R<Vec<BlockRead>> {
-        let whole = self.inline_whole.contains_key(&sb);
-        if whole {
+        let whole = self.inline_whole.get(&sb).copied();
+        // A private member was seen whole by a function, or by an output with `-p`.
+        let private_seen = |ev: &Self, m: SlotId| {
+            !ev.slot(m).private || ev.opts.include_private || whole.is_some_and(|w| w.1)
+        };
+        if whole.is_some() {
             // Given whole, its members were all read, evaluated or not (added inline as
             // definitions, `m($Opt)` with `def m(b) = $b`): those an output would show.
             let members: Vec<SlotId> = self.block(sb).members.values().copied().collect();
             for m in members {
-                if !self.slot(m).private || self.opts.include_private {
+                if private_seen(self, m) {
                     self.force(m)?;
                 }
             }
@@ -482,7 +486,11 @@ impl<'a> Evaluator<'a> {
         let mut read: Vec<BlockRead> = Vec::new();
         for (name, m) in &self.block(sb).members {
             if let SlotState::Done(v) = &self.slot(*m).state {
-                let span = looked_up.and_then(|l| l.get(&**name)).copied();
+                // Where it was looked up, else where the block was looked at whole.
+                let span = looked_up
+                    .and_then(|l| l.get(&**name))
+                    .copied()
+                    .or(whole.map(|w| w.0));
                 read.push((Rc::from(&**name), Some(v.clone()), span));
             }
         }
@@ -493,10 +501,10 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        if whole {
-            for (name, _) in self.members(fb, at)? {
-                if !self.block(sb).members.contains_key(&*name) {
-                    read.push((Rc::from(&*name), None, None));
+        if let Some((whole_at, _)) = whole {
+            for (name, m) in self.members(fb, at)? {
+                if !self.block(sb).members.contains_key(&*name) && private_seen(self, m) {
+                    read.push((Rc::from(&*name), None, Some(whole_at)));
                 }
             }
         }
@@ -582,8 +590,21 @@ impl<'a> Evaluator<'a> {
             }
             _ => false,
         };
+        // An integer and a float of one value: named, the float in full.
+        let number_kinds_differ = matches!(
+            (&differs.seen, &differs.fin),
+            (
+                Some(Val::Num(Number::Int(_))),
+                Some(Val::Num(Number::Float(_)))
+            ) | (
+                Some(Val::Num(Number::Float(_))),
+                Some(Val::Num(Number::Int(_)))
+            )
+        );
         let shown = |v: &Option<Val>| match v {
             Some(Val::Num(Number::Float(f))) if floats_look_alike => format!("{f:?}"),
+            Some(Val::Num(Number::Float(f))) if number_kinds_differ => format!("the float {f:?}"),
+            Some(Val::Num(Number::Int(i))) if number_kinds_differ => format!("the integer {i}"),
             Some(v @ (Val::Lit(_) | Val::Str(_))) if kinds_differ => {
                 let kind = if matches!(v, Val::Lit(_)) {
                     "literal"

@@ -88,9 +88,10 @@ pub struct Evaluator<'a> {
     pub(crate) inline_deep_reads: HashMap<BlockId, HashMap<Rc<str>, Span>>,
     /// The blocks inline statements of a literal got as values (see `inline_deep_reads`).
     pub(crate) inline_seen: HashMap<BlockId, ()>,
-    /// Those of them given whole (to a function, an output): which members they have was
-    /// read too.
-    pub(crate) inline_whole: HashMap<BlockId, ()>,
+    /// Those of them looked at whole (given to a function, output, added inline): which
+    /// members they have was read too. With where it was first looked at whole, and
+    /// whether private members were seen (a function gets them; an output only with `-p`).
+    pub(crate) inline_whole: HashMap<BlockId, (Span, bool)>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
     /// The main file (set once it is loaded): where messages about the configuration as a
@@ -536,7 +537,7 @@ impl<'a> Evaluator<'a> {
         // A block an inline statement of a literal got, looked at whole (given to a
         // function, output, its members added inline): all of it was read.
         if !self.inline_seen.is_empty() && self.inline_seen.contains_key(&b) {
-            self.inline_whole.insert(b, ());
+            self.inline_whole.entry(b).or_insert((at, false));
         }
         if let BlockState::Building { .. } = self.block(b).state {
             return Err(EvalError::new(

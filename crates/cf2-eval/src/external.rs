@@ -928,7 +928,12 @@ impl<'a> Evaluator<'a> {
                 }
                 Val::Block(b) => {
                     let mut out = Block::default();
-                    for (name, slot) in self.members(*b, at)? {
+                    let members = self.members(*b, at)?;
+                    // A function gets private members too (see `inline_whole`).
+                    if let Some(whole) = self.inline_whole.get_mut(b) {
+                        whole.1 = true;
+                    }
+                    for (name, slot) in members {
                         let x = self.force(slot)?;
                         if x.is_undef() {
                             continue;

@@ -295,7 +295,16 @@ impl<'a> Evaluator<'a> {
         };
         let warned = self.warnings.len();
         self.add_statements(b, &body, stmts, &[], &mut work);
+        // Only a literal made for a resource may be merged, and have its reads checked
+        // (`inline_running`).
+        let literal = matches!(self.block(b).place, Place::Of(_));
+        if literal {
+            self.inline_running.push(b);
+        }
         let result = self.run_inline(b, inst, &mut work);
+        if literal {
+            self.inline_running.pop();
+        }
         let reads = match std::mem::replace(&mut self.block_mut(b).state, BlockState::Built) {
             BlockState::Building { reads, .. } => reads,
             _ => Vec::new(),
@@ -349,10 +358,8 @@ impl<'a> Evaluator<'a> {
     /// it saw, its decision would contradict the configuration: an error, never a wrong
     /// answer (the rule of reference §3.8 and §3.10, applied across the merge).
     ///
-    /// A block is compared by the members an inline statement looked up in it (`$Opt.a`
-    /// looks up `Opt`'s `a`): comparing it whole would evaluate parts nothing needs, and
-    /// a block the literal shares (`Opt => $Defaults`) has members other resources
-    /// evaluated that no decision read.
+    /// One read: the literal's member `seen_slot` (`None`: the literal lacked it) read at
+    /// `read_at`, against the merged member `s`. What is compared: `seen_differs`.
     fn check_inline_read(&mut self, s: SlotId, seen_slot: Option<SlotId>, read_at: Span) -> R<()> {
         let fin = self.force(s)?;
         // A member the literal lacks was read as not defined (`defined($Tls)`).
@@ -384,11 +391,10 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Where the value an inline statement saw (`seen`) and the final one differ, if they
-    /// do: scalars by value and kind (a literal is not a string: `typeof` tells them
-    /// apart), lists whole, element by element (which element was read is not tracked),
-    /// blocks by the members inline statements looked up in the seen block, in text order,
-    /// each against the same member of the final block (one the seen block lacks was read
-    /// as not defined).
+    /// do: scalars by value and kind (a literal is not a string, an integer not a float),
+    /// lists whole, element by element (which element was read is not tracked), blocks by
+    /// what was read of them (`read_of_block`), in text order, each against the same member
+    /// of the final block.
     fn seen_differs(&mut self, seen: &Val, fin: &Val, at: Span) -> R<Option<Differs>> {
         crate::eval::deep(|| self.seen_differs_inner(seen, fin, at))
     }
@@ -508,18 +514,10 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        // Looked-up names by where, the rest (evaluated through a whole block) after them
-        // in member order: a stable order whatever the order of evaluation.
-        let mut keyed: Vec<_> = read
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let key = r.2.map(|s| self.text_order(s));
-                (key.is_none(), key, i, r)
-            })
-            .collect();
-        keyed.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
-        Ok(keyed.into_iter().map(|(_, _, _, r)| r).collect())
+        // By where they were read, those read nowhere in particular after them in member
+        // order (the sort is stable): the same order whatever the order of evaluation.
+        read.sort_by_cached_key(|r| (r.2.is_none(), r.2.map(|s| self.text_order(s))));
+        Ok(read)
     }
 
     /// Checks what the inline statements of merged literals read against the merged
@@ -530,8 +528,8 @@ impl<'a> Evaluator<'a> {
     /// subtree, a private member without `-p`) is evaluated now, since what the inline
     /// statement decided may be among the outputs (`-o -.json:Web.Port` after `if ($Tls)`):
     /// a compile gives the same answer, or the same error, whichever part of it is output.
-    /// Members are taken in path order, so the error reported never depends on the order
-    /// of evaluation.
+    /// Reads are taken in text order, so the error reported never depends on the order of
+    /// evaluation.
     pub(crate) fn check_inline_reads_against_merge(&mut self) -> R<()> {
         // Evaluating one member may merge other blocks and add checks: until none is left.
         // Each round takes every check there is, so the loop ends.
@@ -617,7 +615,11 @@ impl<'a> Evaluator<'a> {
             Some(v) if !v.is_undef() => crate::trace::preview(v),
             _ => "not defined".to_string(),
         };
-        let (seen, fin) = (shown(&differs.seen), shown(&differs.fin));
+        let decided = match &differs.seen {
+            Some(v) if !v.is_undef() => format!("= {}", shown(&differs.seen)),
+            _ => "not defined".to_string(),
+        };
+        let fin = shown(&differs.fin);
         let own: Vec<Span> = seen_slot
             .map(|own| {
                 self.slot(own)
@@ -634,8 +636,7 @@ impl<'a> Evaluator<'a> {
             .map(|d| self.def(*d).site)
             .find(|site| !own.contains(site));
         let mut d = Diagnostic::error(format!(
-            "an inline statement decided with `{name}` {}, but `{path}` is {fin} once the block is merged",
-            if seen == "not defined" { seen } else { format!("= {seen}") },
+            "an inline statement decided with `{name}` {decided}, but `{path}` is {fin} once the block is merged"
         ))
         .at(read_at)
         .with_label(format!("`{name}` is read here, in the block literal alone"));
@@ -718,26 +719,6 @@ impl<'a> Evaluator<'a> {
             *statement = Some(item.stmt);
         }
         self.note_written_refs(b, item.stmt, item.scope);
-        // Only a literal made for a resource may be merged, and have its reads checked.
-        let literal = matches!(self.block(b).place, Place::Of(_));
-        if literal {
-            self.inline_running.push(b);
-        }
-        let ran = self.run_inline_statement(b, inst, work, order, item);
-        if literal {
-            self.inline_running.pop();
-        }
-        ran
-    }
-
-    fn run_inline_statement(
-        &mut self,
-        b: BlockId,
-        inst: InstId,
-        work: &mut Work<'a>,
-        order: Order,
-        item: Pending<'a>,
-    ) -> R<()> {
         {
             let src = Source {
                 inst,

@@ -14,7 +14,7 @@ use crate::val::Val;
 use crate::Options;
 use cf2_syntax::ast::Statement;
 use cf2_syntax::{Diagnostic, FileId, Span};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// Stack headroom kept before growing onto the heap, and the size of each new segment:
@@ -80,14 +80,14 @@ pub struct Evaluator<'a> {
     /// The blocks whose inline statement is running, innermost last.
     pub(crate) inline_running: Vec<BlockId>,
     /// Members of other blocks that a running inline statement looked up (`if ($Opt.a)`
-    /// looks up `Opt`'s `a`), by block: what of a block member an inline statement read,
-    /// as opposed to what the outputs or other resources evaluated of a block it shares.
-    /// Each name with where it was first looked up. A block an inline statement got as a
-    /// value (`m($Opt)` passes the literal's `Opt`) counts as read by it whenever it is
-    /// looked up later (`$b.a` in the branch the call gave), as do blocks inside it.
+    /// looks up `Opt`'s `a`), by block, each with where it was first looked up: where a
+    /// difference is reported, and the names a block lacked (read as not defined). A
+    /// block an inline statement got as a value (`m($Opt)` passes the literal's `Opt`)
+    /// counts as read by it whenever it is looked up later (`$b.a` in the branch the call
+    /// gave), as do blocks inside it.
     pub(crate) inline_deep_reads: HashMap<BlockId, HashMap<Rc<str>, Span>>,
     /// The blocks inline statements of a literal got as values (see `inline_deep_reads`).
-    pub(crate) inline_seen: HashMap<BlockId, ()>,
+    pub(crate) inline_seen: HashSet<BlockId>,
     /// Those of them looked at whole (given to a function, output, added inline): which
     /// members they have was read too. With where it was first looked at whole, and
     /// whether private members were seen (a function gets them; an output only with `-p`).
@@ -108,9 +108,8 @@ pub struct Evaluator<'a> {
     pub(crate) taint: Option<crate::secret::Taint>,
     /// How many taint records are open (none: secrets read are not noted).
     pub(crate) taint_depth: usize,
-    /// The text of every secret the outputs hold, so that a library caller can keep it
-    /// out of its own messages (`Evaluation::secret_texts`).
-    pub(crate) output_secrets: Vec<String>,
+    /// Whether the outputs hold a secret (`Evaluation::holds_secrets`).
+    pub(crate) output_secrets: bool,
     /// Inside a function call: the value of the next [`Evaluator::eval`] is opened (its
     /// secrets unwrapped and noted), because the function reads it as plain data.
     pub(crate) open_results: bool,
@@ -183,7 +182,7 @@ impl<'a> Evaluator<'a> {
             inline_read_checks: HashMap::default(),
             inline_running: Vec::new(),
             inline_deep_reads: HashMap::default(),
-            inline_seen: HashMap::default(),
+            inline_seen: HashSet::default(),
             inline_whole: HashMap::default(),
             main_dir: std::path::PathBuf::new(),
             main_file: None,
@@ -192,7 +191,7 @@ impl<'a> Evaluator<'a> {
             materializing_slots: Vec::new(),
             taint: None,
             taint_depth: 0,
-            output_secrets: Vec::new(),
+            output_secrets: false,
             open_results: false,
             match_secret: None,
             allowed: None,
@@ -298,13 +297,14 @@ impl<'a> Evaluator<'a> {
         self.loader.get(id)
     }
 
-    /// Adds a warning the compile gives once, however often its place is evaluated (a
-    /// condition in a macro, a selector met again).
+    /// Adds a warning the compile gives once per resource, however often its place is
+    /// evaluated for it (a condition in a macro, a selector met again, a literal's member
+    /// read by an inline statement and the merged member it becomes).
     pub(crate) fn warn_once(&mut self, w: Diagnostic) {
         if !self
             .warnings
             .iter()
-            .any(|x| crate::error::same_mistake(x, &w))
+            .any(|x| crate::error::same_mistake(x, &w) && x.resource == w.resource)
         {
             self.warnings.push(w);
         }
@@ -338,10 +338,8 @@ impl<'a> Evaluator<'a> {
             return;
         }
         if let Val::Block(b) = v {
-            if !self.inline_running.is_empty()
-                || self.inline_seen.contains_key(&self.slot(s).parent)
-            {
-                self.inline_seen.insert(*b, ());
+            if !self.inline_running.is_empty() || self.inline_seen.contains(&self.slot(s).parent) {
+                self.inline_seen.insert(*b);
             }
         }
     }
@@ -504,7 +502,7 @@ impl<'a> Evaluator<'a> {
         self.build_plain(b)?;
         let running = self.inline_running.last().copied();
         if running.is_some_and(|r| r != b)
-            || (!self.inline_seen.is_empty() && self.inline_seen.contains_key(&b))
+            || (!self.inline_seen.is_empty() && self.inline_seen.contains(&b))
         {
             let names = self.inline_deep_reads.entry(b).or_default();
             if !names.contains_key(name) {
@@ -536,7 +534,7 @@ impl<'a> Evaluator<'a> {
         self.build_plain(b)?;
         // A block an inline statement of a literal got, looked at whole (given to a
         // function, output, its members added inline): all of it was read.
-        if !self.inline_seen.is_empty() && self.inline_seen.contains_key(&b) {
+        if !self.inline_seen.is_empty() && self.inline_seen.contains(&b) {
             self.inline_whole.entry(b).or_insert((at, false));
         }
         if let BlockState::Building { .. } = self.block(b).state {

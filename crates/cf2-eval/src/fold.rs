@@ -1204,15 +1204,11 @@ impl<'a> Evaluator<'a> {
         let ops: Vec<String> = tops.iter().map(|d| op_text(*d)).collect();
         // A member merged by value counts as a plain `=>` of its value (semantics §6): two
         // of those differ in their values, not in their operators.
-        let kinds: Vec<String> = tops
-            .iter()
-            .zip(&ops)
-            .map(|(d, op)| match self.def(*d).body {
-                Body::ValueOf(_) => "=>".to_string(),
-                _ => op.clone(),
-            })
-            .collect();
-        let mixed_ops = kinds.windows(2).any(|w| w[0] != w[1]);
+        let kind = |d: DefId| match self.def(d).body {
+            Body::ValueOf(_) => "=>".to_string(),
+            _ => op_text(d),
+        };
+        let mixed_ops = tops.windows(2).any(|w| kind(w[0]) != kind(w[1]));
         let mut diag = if files.len() == 1 {
             let how = if mixed_ops {
                 format!("with different operators ({})", ops.join(", "))

@@ -134,15 +134,7 @@ impl<'a> Evaluator<'a> {
                 if let Some(s) = self.stack.last() {
                     w = w.resource(self.slot_path(*s));
                 }
-                // Once per place and resource: a literal's member read by an inline
-                // statement and the merged member it becomes evaluate one definition twice.
-                let said = self
-                    .warnings
-                    .iter()
-                    .any(|x| crate::error::same_mistake(x, &w) && x.resource == w.resource);
-                if !said {
-                    self.warnings.push(w);
-                }
+                self.warn_once(w);
                 Ok(Val::Undef)
             }
             "ipaddr" => {

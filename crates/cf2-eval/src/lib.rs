@@ -86,10 +86,10 @@ pub struct Evaluation {
     pub trace: Vec<String>,
     /// How each evaluated resource got its value (empty unless `trace` is asked for).
     pub provenance: Vec<Provenance>,
-    /// The text of each secret the outputs hold (docs/security.md): the values are the
-    /// output, but a program that shows a value in a message of its own (a type error
-    /// while reading the configuration) can keep these out of it.
-    pub secret_texts: Vec<String>,
+    /// Whether the outputs hold a secret (docs/security.md): the values are the output,
+    /// but a program that shows a value in a message of its own (a type error while
+    /// reading the configuration) must then leave the value out.
+    pub holds_secrets: bool,
 }
 
 /// A failed compile: every error found, and the warnings given before.
@@ -161,7 +161,7 @@ fn evaluate_with<'l>(
             warnings,
             trace,
             provenance,
-            secret_texts: std::mem::take(&mut ev.output_secrets),
+            holds_secrets: ev.output_secrets,
         }),
         Err(errors) => Failure {
             errors,

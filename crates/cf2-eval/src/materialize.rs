@@ -70,11 +70,7 @@ impl<'a> Evaluator<'a> {
             // materialises a value for its own use (a function) is tainted by it.
             Val::Secret(secret) => {
                 self.note_secret(secret);
-                if let Some(text) = crate::ops::scalar_text(&secret.value) {
-                    if !self.output_secrets.contains(&text) {
-                        self.output_secrets.push(text);
-                    }
-                }
+                self.output_secrets = true;
                 return self.emit_inner(&secret.value, depth, at, sink);
             }
             Val::List(l) => {

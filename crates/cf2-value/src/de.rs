@@ -69,10 +69,7 @@ impl<'de> de::Deserializer<'de> for Missing<'_> {
     type Error = DeError;
 
     fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, DeError> {
-        Err(DeError {
-            path: Vec::new(),
-            message: format!("there is no resource `{}`", self.0),
-        })
+        Err(DeError::msg(format!("there is no resource `{}`", self.0)))
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
@@ -99,6 +96,17 @@ pub struct DeError {
     /// Innermost step first (steps are added as the error travels outwards).
     path: Vec<Segment>,
     message: String,
+    /// What of `message` names no value of the configuration: all of it, the part before
+    /// `, found ...` (`expected u16`), or none (serde's own messages, such as `unknown
+    /// variant `x``, may name one).
+    value_free: ValueFree,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ValueFree {
+    All,
+    Before(usize),
+    Nothing,
 }
 
 impl DeError {
@@ -123,15 +131,39 @@ impl DeError {
         &self.message
     }
 
+    /// The message without anything that shows a value of the configuration (for a
+    /// configuration holding secrets): whole when it names none, `expected u16` for
+    /// `expected u16, found text '...'`, `None` when it may name one and cannot be cut.
+    pub fn message_without_value(&self) -> Option<&str> {
+        match self.value_free {
+            ValueFree::All => Some(&self.message),
+            ValueFree::Before(end) => self.message.get(..end),
+            ValueFree::Nothing => None,
+        }
+    }
+
     fn within(mut self, seg: Segment) -> DeError {
         self.path.push(seg);
         self
     }
 
+    /// A message that names no value.
     fn msg(message: String) -> DeError {
         DeError {
             path: Vec::new(),
             message,
+            value_free: ValueFree::All,
+        }
+    }
+
+    /// `expected EXPECTED, found FOUND`: only `found` names a value.
+    fn found(expected: impl fmt::Display, found: impl fmt::Display) -> DeError {
+        let expected = format!("expected {expected}");
+        let end = expected.len();
+        DeError {
+            path: Vec::new(),
+            message: format!("{expected}, found {found}"),
+            value_free: ValueFree::Before(end),
         }
     }
 }
@@ -149,26 +181,27 @@ impl fmt::Display for DeError {
 impl std::error::Error for DeError {}
 
 impl de::Error for DeError {
+    /// serde's own messages (`unknown variant `x``) may name a value.
     fn custom<T: fmt::Display>(msg: T) -> DeError {
-        DeError::msg(msg.to_string())
+        DeError {
+            value_free: ValueFree::Nothing,
+            ..DeError::msg(msg.to_string())
+        }
     }
 
     fn invalid_type(unexp: Unexpected<'_>, exp: &dyn Expected) -> DeError {
-        DeError::msg(format!(
-            "expected {exp}, found {}",
-            describe_unexpected(&unexp)
-        ))
+        DeError::found(exp, describe_unexpected(&unexp))
     }
 
     fn invalid_value(unexp: Unexpected<'_>, exp: &dyn Expected) -> DeError {
-        DeError::msg(format!(
-            "expected {exp}, found {} (not allowed here)",
-            describe_unexpected(&unexp)
-        ))
+        DeError::found(
+            exp,
+            format!("{} (not allowed here)", describe_unexpected(&unexp)),
+        )
     }
 
     fn invalid_length(len: usize, exp: &dyn Expected) -> DeError {
-        DeError::msg(format!("expected {exp}, found a list of {}", elements(len)))
+        DeError::found(exp, format!("a list of {}", elements(len)))
     }
 }
 
@@ -241,7 +274,7 @@ fn describe_unexpected(u: &Unexpected<'_>) -> String {
 }
 
 fn mismatch(v: &Value, exp: &dyn Expected) -> DeError {
-    DeError::msg(format!("expected {exp}, found {}", describe(v)))
+    DeError::found(exp, describe(v))
 }
 
 /// The number a value holds or spells.
@@ -257,12 +290,8 @@ fn number_of(v: &Value, exp: &dyn Expected) -> Result<Number, DeError> {
 
 /// The number a block member's name spells (for maps with numeric keys).
 fn number_of_key(k: &str, exp: &dyn Expected) -> Result<Number, DeError> {
-    Number::parse_text(k).ok_or_else(|| {
-        DeError::msg(format!(
-            "expected {exp}, found the name {}",
-            quoted(k, '\'')
-        ))
-    })
+    Number::parse_text(k)
+        .ok_or_else(|| DeError::found(exp, format!("the name {}", quoted(k, '\''))))
 }
 
 /// An integer of type `T` from a number, range-checked. An integer-valued float is accepted.
@@ -272,14 +301,11 @@ fn integer<T: TryFrom<i128>>(n: Number, ty: &str) -> Result<T, DeError> {
         // |f| < 2^127 keeps the conversion exact (an integral f64 converts exactly).
         Number::Float(f) if f.fract() == 0.0 && f.abs() < 1.7e38 => f as i128,
         Number::Float(_) => {
-            return Err(DeError::msg(format!("expected {ty}, found number {n}")));
+            return Err(DeError::found(ty, format!("number {n}")));
         }
     };
-    T::try_from(wide).map_err(|_| {
-        DeError::msg(format!(
-            "expected {ty}, found number {n}, which is out of range for {ty}"
-        ))
-    })
+    T::try_from(wide)
+        .map_err(|_| DeError::found(ty, format!("number {n}, which is out of range for {ty}")))
 }
 
 fn float32(n: Number) -> Result<f32, DeError> {
@@ -287,9 +313,10 @@ fn float32(n: Number) -> Result<f32, DeError> {
     if f.abs() <= f64::from(f32::MAX) {
         Ok(f as f32)
     } else {
-        Err(DeError::msg(format!(
-            "expected f32, found number {n}, which is out of range for f32"
-        )))
+        Err(DeError::found(
+            "f32",
+            format!("number {n}, which is out of range for f32"),
+        ))
     }
 }
 
@@ -485,12 +512,13 @@ impl<'de> de::Deserializer<'de> for &'de Value {
                 }),
                 None => Err(mismatch(self, &visitor)),
             },
-            _ => Err(DeError::msg(format!(
-                "expected {} (a variant's name, or a block of one member named by the \
-                 variant), found {}",
-                &visitor as &dyn Expected,
-                describe(self)
-            ))),
+            _ => Err(DeError::found(
+                format!(
+                    "{} (a variant's name, or a block of one member named by the variant)",
+                    &visitor as &dyn Expected
+                ),
+                describe(self),
+            )),
         }
     }
 
@@ -516,11 +544,10 @@ fn visit_list<'de, V: Visitor<'de>>(items: &'de [Value], visitor: V) -> Result<V
     if access.iter.len() == 0 {
         Ok(out)
     } else {
-        Err(DeError::msg(format!(
-            "expected a list of {}, found a list of {}",
-            elements(access.index),
-            elements(items.len())
-        )))
+        Err(DeError::found(
+            format!("a list of {}", elements(access.index)),
+            format!("a list of {}", elements(items.len())),
+        ))
     }
 }
 
@@ -640,10 +667,10 @@ impl<'de> de::Deserializer<'de> for KeyDeserializer<'de> {
         match self.0 {
             "true" => visitor.visit_bool(true),
             "false" => visitor.visit_bool(false),
-            other => Err(DeError::msg(format!(
-                "expected a boolean, found the name {}",
-                quoted(other, '\'')
-            ))),
+            other => Err(DeError::found(
+                "a boolean",
+                format!("the name {}", quoted(other, '\'')),
+            )),
         }
     }
 

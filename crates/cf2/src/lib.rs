@@ -179,7 +179,7 @@ impl Compiler {
                 warnings: e.warnings,
                 trace: e.trace,
                 provenance: e.provenance,
-                secret_texts: e.secret_texts,
+                holds_secrets: e.holds_secrets,
                 loader,
             }),
             Err(f) => Err(Error::new(f.errors, f.warnings, loader)),
@@ -194,8 +194,8 @@ pub struct Config {
     warnings: Vec<Diagnostic>,
     trace: Vec<String>,
     provenance: Vec<cf2_eval::Provenance>,
-    /// The text of each secret the value holds, kept out of messages.
-    secret_texts: Vec<String>,
+    /// Whether the value holds a secret: messages about it then show no values.
+    holds_secrets: bool,
     /// The sources the diagnostics point into.
     loader: Arc<Loader>,
 }
@@ -223,7 +223,7 @@ impl Config {
     ) -> Result<T, DeserializeError> {
         cf2_value::from_value_at(&self.value, path).map_err(|e| DeserializeError {
             path: e.path(),
-            message: without_values(e.message(), !self.secret_texts.is_empty()),
+            message: without_values(&e, self.holds_secrets),
         })
     }
 
@@ -292,7 +292,7 @@ impl fmt::Debug for Config {
         f.debug_struct("Config")
             .field("resources", &resources)
             .field("warnings", &self.warnings.len())
-            .field("secrets", &self.secret_texts.len())
+            .field("holds_secrets", &self.holds_secrets)
             .finish_non_exhaustive()
     }
 }
@@ -300,16 +300,12 @@ impl fmt::Debug for Config {
 /// A deserialization message, without the value found where the configuration holds
 /// secrets: a secret may be in it shortened, escaped or read as a number, so replacing its
 /// text would not do. What was expected stays.
-fn without_values(message: &str, secrets: bool) -> String {
-    if !secrets {
-        return message.to_string();
-    }
+fn without_values(e: &cf2_value::DeError, secrets: bool) -> String {
     const NOT_SHOWN: &str = "the value is not shown: the configuration holds secrets";
-    match message.strip_prefix("expected ") {
-        Some(rest) => {
-            let expected = rest.split(", found").next().unwrap_or(rest);
-            format!("expected {expected} ({NOT_SHOWN})")
-        }
+    match e.message_without_value() {
+        _ if !secrets => e.message().to_string(),
+        Some(all) if all.len() == e.message().len() => all.to_string(),
+        Some(expected) => format!("{expected} ({NOT_SHOWN})"),
         None => format!("the value does not fit the type asked for ({NOT_SHOWN})"),
     }
 }

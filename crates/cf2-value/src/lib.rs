@@ -40,6 +40,9 @@ pub(crate) fn deep<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// A fully evaluated CF2 value.
+///
+/// `==` compares numbers by value, as the language's `==` does (`Int(3) == Float(3.0)`);
+/// the kinds of text do differ (`Literal("a") != String("a")`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     /// Unquoted or single-quoted text (`simple123`, `'a literal'`).
@@ -66,6 +69,39 @@ impl Value {
             Value::Literal(s) | Value::String(s) => Some(s),
             _ => None,
         }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn as_number(&self) -> Option<Number> {
+        match self {
+            Value::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// An integer: a number with no fractional part that fits (`3` and `3.0`, not `3.5`).
+    /// Text is not read as a number here; [`from_value`] does that.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self.as_number()? {
+            Number::Int(i) => Some(i),
+            Number::Float(f) => {
+                // -2^63 <= f < 2^63 and integral: the conversion is exact.
+                let in_range =
+                    (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f);
+                (in_range && f.fract() == 0.0).then_some(f as i64)
+            }
+        }
+    }
+
+    /// A number as a float (an integer above 2^53 is rounded).
+    pub fn as_f64(&self) -> Option<f64> {
+        self.as_number().map(Number::as_f64)
     }
 
     pub fn as_block(&self) -> Option<&Block> {

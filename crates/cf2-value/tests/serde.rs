@@ -1,5 +1,5 @@
 //! Serde support: `Serialize for Value` keeps kinds and order; `&Value` deserializes into
-//! Rust types with errors that say where.
+//! Rust types with errors that say where; the typed accessors (`as_i64`, ...).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -549,4 +549,21 @@ fn serialize_keeps_kinds_and_order() {
         serde_json::to_string(&Number::Float(-45.67)).unwrap(),
         "-45.67"
     );
+}
+
+#[test]
+fn accessors_read_a_value_of_their_kind_only() {
+    assert_eq!(Value::Bool(true).as_bool(), Some(true));
+    assert_eq!(Value::Literal("true".into()).as_bool(), None);
+    assert_eq!(Value::Number(Number::Int(3)).as_i64(), Some(3));
+    assert_eq!(Value::Number(Number::Float(3.0)).as_i64(), Some(3));
+    assert_eq!(Value::Number(Number::Float(3.5)).as_i64(), None);
+    assert_eq!(Value::Number(Number::Float(1e19)).as_i64(), None);
+    assert_eq!(
+        Value::Number(Number::Float(-9_223_372_036_854_775_808.0)).as_i64(),
+        Some(i64::MIN)
+    );
+    assert_eq!(Value::Literal("3".into()).as_i64(), None);
+    assert_eq!(Value::Number(Number::Int(2)).as_f64(), Some(2.0));
+    assert_eq!(Value::String("2".into()).as_f64(), None);
 }

@@ -237,9 +237,10 @@ impl Config {
         d.render(&*self.loader, color)
     }
 
-    /// Where a diagnostic of this compile points, as `FILE:LINE:COL`.
-    pub fn location(&self, d: &Diagnostic) -> Option<String> {
-        d.span.map(|span| self.loader.location(span))
+    /// Where a diagnostic of this compile points (`None` for one about no place, such as
+    /// a file that cannot be read). Its `Display` is `FILE:LINE:COL`.
+    pub fn location(&self, d: &Diagnostic) -> Option<Location> {
+        location_of(&self.loader, d)
     }
 
     /// How each evaluated resource got its value: which definitions (file, line,
@@ -347,6 +348,18 @@ impl fmt::Display for DeserializeError {
 
 impl std::error::Error for DeserializeError {}
 
+/// Where a diagnostic points (the same [`Location`] a custom function's call site has).
+fn location_of(loader: &Loader, d: &Diagnostic) -> Option<Location> {
+    let span = d.span?;
+    let file = loader.file(span.file)?;
+    let (line, column) = file.line_col(span.start);
+    Some(Location {
+        file: file.name.clone(),
+        line,
+        column,
+    })
+}
+
 /// A failed compile: its errors, renderable with their source excerpts, and the warnings
 /// given before.
 pub struct Error {
@@ -378,9 +391,10 @@ impl Error {
         d.render(&*self.loader, color)
     }
 
-    /// Where a diagnostic of this compile points, as `FILE:LINE:COL`.
-    pub fn location(&self, d: &Diagnostic) -> Option<String> {
-        d.span.map(|span| self.loader.location(span))
+    /// Where a diagnostic of this compile points (`None` for one about no place, such as
+    /// a file that cannot be read). Its `Display` is `FILE:LINE:COL`.
+    pub fn location(&self, d: &Diagnostic) -> Option<Location> {
+        location_of(&self.loader, d)
     }
 }
 

@@ -94,10 +94,13 @@ fn errors_keep_warnings_and_locations() {
         .compile_str("main.cf2", "W => defined(warn(careful))\nX => 1 + a\n")
         .unwrap_err();
     assert_eq!(e.warnings.len(), 1);
-    assert_eq!(e.location(&e.warnings[0]).as_deref(), Some("main.cf2:1:14"));
+    let at = |d| e.location(d).map(|l| l.to_string());
+    assert_eq!(at(&e.warnings[0]).as_deref(), Some("main.cf2:1:14"));
+    assert_eq!(at(&e.diagnostics[0]).as_deref(), Some("main.cf2:2:10"));
+    let loc = e.location(&e.diagnostics[0]).unwrap();
     assert_eq!(
-        e.location(&e.diagnostics[0]).as_deref(),
-        Some("main.cf2:2:10")
+        (loc.file.as_str(), loc.line, loc.column),
+        ("main.cf2", 2, 10)
     );
     assert!(e
         .render_diagnostic(&e.warnings[0], false)
@@ -106,7 +109,10 @@ fn errors_keep_warnings_and_locations() {
         .compile_str("other.cf2", "\n\nW => defined(warn(x))\n")
         .unwrap();
     assert_eq!(
-        other.location(&other.warnings()[0]).as_deref(),
+        other
+            .location(&other.warnings()[0])
+            .map(|l| l.to_string())
+            .as_deref(),
         Some("other.cf2:3:14")
     );
     assert!(other

@@ -12,7 +12,7 @@ use crate::loader::{LoadedFile, Loader};
 use crate::model::*;
 use crate::val::Val;
 use crate::Options;
-use cf2_syntax::ast::Statement;
+use cf2_syntax::ast::{self, Statement};
 use cf2_syntax::{Diagnostic, FileId, Span};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -572,69 +572,108 @@ impl<'a> Evaluator<'a> {
         r
     }
 
-    /// A "no such resource" error with a suggestion.
+    /// A "no such resource" error with a suggestion. Where an inline statement of a
+    /// `{ ... }` literal read it and a definition outside the literal gives it, that is
+    /// said instead: the member exists once the literal is merged (semantics §3).
     pub(crate) fn missing_member(&self, b: BlockId, name: &str, at: Span, what: &str) -> EvalError {
+        let mut d = Diagnostic::error(format!("{what} `{name}` is not defined"))
+            .at(at)
+            .with_label("not defined");
+        let building = match &self.block(b).state {
+            BlockState::Building { statement, .. } => Some(*statement),
+            _ => None,
+        };
+        if let Some(Some(st)) = building {
+            // The look-up happened while an inline statement ran: `name` may be one that
+            // statement, or one after it, would add (reference §3.8, §3.10).
+            let kind = match st {
+                Statement::Import(_) => "import",
+                Statement::If(_) => "`if`",
+                _ => "function call",
+            };
+            d = d.also(
+                st.span(),
+                format!("read while this inline {kind} is evaluated"),
+            );
+        }
+        // The literal whose inline statement is running, and the path in it of the
+        // missing member: `b` itself, or a block above `b` for a member of its sub-block.
+        let outside = match building {
+            Some(_) => Some((b, name.to_string())),
+            None => self
+                .literal_being_built_above(b)
+                .map(|(literal, within)| (literal, format!("{within}.{name}"))),
+        }
+        .and_then(|(literal, path)| {
+            let steps: Vec<&str> = path.split('.').collect();
+            let site = self.given_outside_literal(literal, &steps)?;
+            Some((literal, path.clone(), site))
+        });
+        if let Some((literal, path, site)) = outside {
+            let at = self.block_path(literal);
+            return EvalError::missing(
+                d.also(
+                    site,
+                    format!("`{at}.{path}` gets a value here, outside the literal"),
+                )
+                .note(crate::build::LITERAL_SEES_ITS_OWN_MEMBERS)
+                .hint(crate::build::give_inside_the_literal(&path)),
+            );
+        }
         // Never suggest the resource whose definition holds the bad reference (only that
         // one: `Nginx.Hostname => $Hostnme` may well mean the top-level `Hostname`).
         let current = self.stack.last().copied();
-        let names: Vec<&str> = self
+        let names = self
             .block(b)
             .members
             .iter()
             .filter(|(_, slot)| current != Some(**slot))
-            .map(|(k, _)| &**k)
-            .collect();
-        let mut d = Diagnostic::error(format!("{what} `{name}` is not defined"))
-            .at(at)
-            .with_label("not defined");
-        let suggestion = cf2_syntax::diagnostic::did_you_mean(name, names.iter().copied());
-        if let Some(s) = suggestion {
+            .map(|(k, _)| &**k);
+        if let Some(s) = cf2_syntax::diagnostic::did_you_mean(name, names) {
             d = d.hint(format!("did you mean `{s}`?"));
-        } else if let BlockState::Building { statement, .. } = &self.block(b).state {
-            // The look-up happened while an inline statement ran: `name` may be one that
-            // statement, or one after it, would add (reference §3.8, §3.10).
-            if let Some(st) = statement {
-                let kind = match st {
-                    Statement::Import(_) => "import",
-                    Statement::If(_) => "`if`",
-                    _ => "function call",
-                };
-                d = d.also(
-                    st.span(),
-                    format!("read while this inline {kind} is evaluated"),
-                );
-            }
-            match self.given_outside_literal(b, name) {
-                Some(site) => {
-                    let path = self.block_path(b);
-                    d = d
-                        .also(
-                            site,
-                            format!("`{path}.{name}` gets a value here, outside the literal"),
-                        )
-                        .note(crate::build::LITERAL_SEES_ITS_OWN_MEMBERS)
-                        .hint(crate::build::give_inside_the_literal(name));
-                }
-                None => {
-                    d = d.note(
-                        "resources that inline `import`s, `if`s or function calls add to a block cannot be read by those inline statements",
-                    );
-                    // Another definition of the resource may give it, out of sight.
-                    if let Place::Of(owner) = self.block(b).place {
-                        if self.slot(owner).defs.len() > 1 {
-                            d = d.note(crate::build::LITERAL_SEES_ITS_OWN_MEMBERS);
-                        }
-                    }
+        } else if building.is_some() {
+            d = d.note(
+                "resources that inline `import`s, `if`s or function calls add to a block cannot be read by those inline statements",
+            );
+            // Another definition of the resource may give it, out of sight.
+            if let Place::Of(owner) = self.block(b).place {
+                if self.slot(owner).defs.len() > 1 {
+                    d = d.note(crate::build::LITERAL_SEES_ITS_OWN_MEMBERS);
                 }
             }
         }
         EvalError::missing(d)
     }
 
+    /// The literal enclosing block `b` (not `b` itself) whose inline statement is running,
+    /// and the path in it of the member that holds `b` (`Opt.Sub` for `b` =
+    /// `Web.Opt.Sub`).
+    fn literal_being_built_above(&self, mut b: BlockId) -> Option<(BlockId, String)> {
+        let mut within: Vec<&str> = Vec::new();
+        for _ in 0..=self.blocks.len() {
+            let Place::Of(owner) = self.block(b).place else {
+                return None;
+            };
+            let slot = self.slot(owner);
+            within.push(&slot.name);
+            b = slot.parent;
+            if let BlockState::Building {
+                statement: Some(_), ..
+            } = &self.block(b).state
+            {
+                within.reverse();
+                return Some((b, within.join(".")));
+            }
+        }
+        None
+    }
+
     /// For a block literal made for a resource: where another definition of that resource
-    /// gives it the member `name` (an implicit path `Web.Tls => …`, or a `{ ... }` written
-    /// with it), which the literal's inline statements cannot see (semantics §3).
-    fn given_outside_literal(&self, b: BlockId, name: &str) -> Option<Span> {
+    /// gives it the member at `path` (`Tls`, or `Opt.a` in a sub-block): an implicit path
+    /// `Web.Opt.a => …`, or a `{ ... }` written with it, which the literal's inline
+    /// statements cannot see (semantics §3). The literal itself lacks the member, so it is
+    /// never the one found.
+    fn given_outside_literal(&self, b: BlockId, path: &[&str]) -> Option<Span> {
         let Place::Of(owner) = self.block(b).place else {
             return None;
         };
@@ -642,18 +681,37 @@ impl<'a> Evaluator<'a> {
             let def = self.def(*d);
             let gives = match &def.body {
                 Body::Implicit { def: rd, next, .. } => {
-                    rd.path.get(*next).is_some_and(|id| *id.name == *name)
+                    resource_gives(rd, rd.path.get(*next..).unwrap_or_default(), path)
                 }
-                Body::Expr(e, _) => match &e.kind {
-                    cf2_syntax::ast::ExprKind::Block(stmts) => stmts.iter().any(|st| {
-                        matches!(st, Statement::Resource(rd)
-                            if rd.path.first().is_some_and(|id| *id.name == *name))
-                    }),
-                    _ => false,
-                },
+                Body::Expr(e, _) => expr_gives(e, path),
                 _ => false,
             };
             gives.then_some(def.site)
         })
+    }
+}
+
+/// Whether a resource definition whose remaining path is `names` writes the member at
+/// `path` of the block it is in: the paths agree as far as both go, and where the
+/// definition's path is shorter, its value (a `{ ... }` literal) writes the rest.
+fn resource_gives(rd: &ast::ResourceDef, names: &[ast::Ident], path: &[&str]) -> bool {
+    let agree = names.iter().zip(path).all(|(n, p)| *n.name == **p);
+    if !agree {
+        return false;
+    }
+    match path.get(names.len()..) {
+        None | Some([]) => true,
+        Some(rest) => rd.mutations.iter().any(|m| expr_gives(&m.value, rest)),
+    }
+}
+
+/// Whether an expression is a `{ ... }` literal that writes the member at `path`
+/// (bounded by the path's length, not by the input's nesting).
+fn expr_gives(e: &ast::Expr, path: &[&str]) -> bool {
+    match &e.kind {
+        ast::ExprKind::Block(stmts) => stmts.iter().any(|st| {
+            matches!(st, Statement::Resource(rd) if !path.is_empty() && resource_gives(rd, &rd.path, path))
+        }),
+        _ => false,
     }
 }

@@ -8,6 +8,7 @@
 
 use crate::error::{EvalError, R};
 use crate::eval::Evaluator;
+use crate::fold::Rank;
 use crate::model::*;
 use crate::val::Val;
 use cf2_syntax::ast::{self, ExprKind, Statement};
@@ -629,12 +630,24 @@ impl<'a> Evaluator<'a> {
                     .collect()
             })
             .unwrap_or_default();
-        let outside = self
+        // Of the definitions outside the literal, one that no other outranks: the one that
+        // gave the final value, not another literal's that it overrode.
+        let others: Vec<DefId> = self
             .slot(s)
             .defs
             .iter()
-            .map(|d| self.def(*d).site)
-            .find(|site| !own.contains(site));
+            .copied()
+            .filter(|d| !own.contains(&self.def(*d).site))
+            .collect();
+        let outside = others
+            .iter()
+            .find(|d| {
+                !others
+                    .iter()
+                    .any(|o| o != *d && self.rank(*o, **d) == Rank::Higher)
+            })
+            .or(others.first())
+            .map(|d| self.def(*d).site);
         let mut d = Diagnostic::error(format!(
             "an inline statement decided with `{name}` {decided}, but `{path}` is {fin} once the block is merged"
         ))

@@ -300,9 +300,7 @@ impl<'a> Evaluator<'a> {
                 Some((first, fd)) => {
                     let at = self.def(d).site;
                     if self.equal(first, &v, at)? {
-                        // Equal values in other forms (3 and 3.0): keep one chosen by form,
-                        // not by which was read first.
-                        if self.form_cmp(&v, first, at)? == std::cmp::Ordering::Less {
+                        if self.kept_among_equal(d, &v, *fd, first, at)? {
                             found = Some((v, d));
                         }
                     } else {
@@ -478,6 +476,26 @@ impl<'a> Evaluator<'a> {
         (tops, rest)
     }
 
+    /// Of two equal values of unordered definitions, whether `v` (of `d`) is kept rather
+    /// than `kept` (of `kept_def`) (docs/semantics.md §6). Where blocks in them list their
+    /// members in another order, the value read first, so that members come in the order
+    /// of their first appearance (clarifications §7). Otherwise they may still differ in
+    /// form (3 and 3.0, [1] and [1.0]): one is chosen by form, never by which was read
+    /// first, so the order of imports does not change it.
+    fn kept_among_equal(
+        &mut self,
+        d: DefId,
+        v: &Val,
+        kept_def: DefId,
+        kept: &Val,
+        at: cf2_syntax::Span,
+    ) -> R<bool> {
+        if !self.same_member_order(v, kept, at)? {
+            return Ok(self.def(d).order < self.def(kept_def).order);
+        }
+        Ok(self.form_cmp(v, kept, at)? == std::cmp::Ordering::Less)
+    }
+
     fn top_kind(&self, tops: &[DefId]) -> TopKind {
         let mut kind: Option<TopKind> = None;
         for &d in tops {
@@ -571,12 +589,10 @@ impl<'a> Evaluator<'a> {
                     });
                     out.used(&tops);
                     out.overridden(&rest);
-                    // Equal values may differ in form (3 and 3.0, [1] and [1.0]): keep one
-                    // chosen by form, not by which came first.
                     let (mut kept_def, mut kept) = (first_def, first);
                     for (d, v) in values.into_iter().skip(1) {
                         let at = self.def(d).site;
-                        if self.form_cmp(&v, &kept, at)? == std::cmp::Ordering::Less {
+                        if self.kept_among_equal(d, &v, kept_def, &kept, at)? {
                             (kept_def, kept) = (d, v);
                         }
                     }

@@ -340,6 +340,45 @@ impl<'a> Evaluator<'a> {
     /// lower kind rank wins (integer before float, literal before string), list elements
     /// are compared in order, and blocks by their member names in order, then member by
     /// member.
+    /// Whether every block in two equal values lists its members in the same order.
+    pub(crate) fn same_member_order(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
+        deep(|| self.same_member_order_inner(a, b, at))
+    }
+
+    fn same_member_order_inner(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
+        Ok(match (a, b) {
+            (Val::Secret(x), _) => return self.same_member_order_inner(&x.value, b, at),
+            (_, Val::Secret(y)) => return self.same_member_order_inner(a, &y.value, at),
+            (Val::List(x), Val::List(y)) => {
+                for (p, q) in x.items.iter().zip(y.items.iter()) {
+                    if !self.same_member_order(p, q, at)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            (Val::Block(x), Val::Block(y)) => {
+                if x == y {
+                    return Ok(true);
+                }
+                let xm = self.members(*x, at)?;
+                let ym = self.members(*y, at)?;
+                if !xm.iter().map(|(n, _)| n).eq(ym.iter().map(|(n, _)| n)) {
+                    return Ok(false);
+                }
+                for ((_, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
+                    let xv = self.force(*xs)?;
+                    let yv = self.force(*ys)?;
+                    if !self.same_member_order(&xv, &yv, at)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            _ => true,
+        })
+    }
+
     pub(crate) fn form_cmp(&mut self, a: &Val, b: &Val, at: Span) -> R<std::cmp::Ordering> {
         deep(|| self.form_cmp_inner(a, b, at))
     }

@@ -476,6 +476,25 @@ impl<'a> Evaluator<'a> {
         (tops, rest)
     }
 
+    /// The one value of unordered tops that assign (`=>`, or `~>` over nothing): they
+    /// must all be equal, else it is a conflict (semantics §6); `values` is not empty.
+    fn equal_tops(&mut self, s: SlotId, tops: &[DefId], values: TopValues) -> R<(DefId, Val)> {
+        let mut values = values.into_iter();
+        let Some((mut kept_def, mut kept)) = values.next() else {
+            return Err(self.order_error(s, tops));
+        };
+        for (d, v) in values {
+            let at = self.def(d).site;
+            if !self.equal(&kept, &v, at)? {
+                return Err(self.order_error(s, tops));
+            }
+            if self.kept_among_equal(d, &v, kept_def, &kept, at)? {
+                (kept_def, kept) = (d, v);
+            }
+        }
+        Ok((kept_def, kept))
+    }
+
     /// Of two equal values of unordered definitions, whether `v` (of `d`) is kept rather
     /// than `kept` (of `kept_def`) (docs/semantics.md §6). Where blocks in them list their
     /// members in another order, the value read first, so that members come in the order
@@ -574,14 +593,10 @@ impl<'a> Evaluator<'a> {
             }
             return match kind {
                 TopKind::Assign => {
-                    let Some((first_def, first)) = values.first().cloned() else {
+                    if values.is_empty() {
                         return Ok(Folded::Undefined);
-                    };
-                    for (d, v) in values.iter().skip(1) {
-                        if !self.equal(&first, v, self.def(*d).site)? {
-                            return Err(self.order_error(s, &tops));
-                        }
                     }
+                    let (kept_def, kept) = self.equal_tops(s, &tops, values)?;
                     out.rule(if tops.len() > 1 {
                         "assignment (equal unordered values)"
                     } else {
@@ -589,13 +604,6 @@ impl<'a> Evaluator<'a> {
                     });
                     out.used(&tops);
                     out.overridden(&rest);
-                    let (mut kept_def, mut kept) = (first_def, first);
-                    for (d, v) in values.into_iter().skip(1) {
-                        let at = self.def(d).site;
-                        if self.kept_among_equal(d, &v, kept_def, &kept, at)? {
-                            (kept_def, kept) = (d, v);
-                        }
-                    }
                     Ok(Folded::Plain(kept, Some(kept_def)))
                 }
                 TopKind::Merge => {
@@ -604,10 +612,17 @@ impl<'a> Evaluator<'a> {
                     let below = deep(|| {
                         self.fold_ranked(s, rest.clone(), ranking, &mut Outcome::default())
                     })?;
-                    if values.len() == 1 && matches!(below, Folded::Undefined) {
-                        // `~>` over nothing is `=>` (clarifications §5).
+                    // `~>` over nothing is `=>` (clarifications §5): several such tops must
+                    // be equal as `=>`s must, unless they are all blocks, which merge alike.
+                    let all_blocks = values
+                        .iter()
+                        .all(|(_, v)| matches!(v.plain(), Val::Block(_)));
+                    if matches!(below, Folded::Undefined)
+                        && (values.len() == 1 || !all_blocks)
+                        && !values.is_empty()
+                    {
                         out.rule("merge (nothing below: assignment)");
-                        let (d, v) = values.swap_remove(0);
+                        let (d, v) = self.equal_tops(s, &tops, values)?;
                         return Ok(Folded::Plain(v, Some(d)));
                     }
                     out.rule("merge");

@@ -1218,13 +1218,15 @@ impl<'a> Evaluator<'a> {
             Body::ValueOf(_) => "its value is merged by a `~>` of its block".to_string(),
             _ => format!("`{}` here", self.def(d).op.symbol()),
         };
-        // Blocks combine with `~>`, whatever the files: the hint to give when they are blocks.
+        // Blocks combine with `~>`, whatever the files: the hint to give when they are blocks
+        // and one is given whole with `=>` (`~>`s of scalars with nothing below conflict as
+        // `=>`s do, and get the other hint).
         let blocks = tops.iter().all(|d| {
             let def = self.def(*d);
-            matches!(def.op, Op::Merge)
-                || matches!(def.body, Body::Implicit { .. })
+            matches!(def.body, Body::Implicit { .. })
                 || matches!(def.body, Body::Expr(e, _) if matches!(e.kind, cf2_syntax::ast::ExprKind::Block(_)))
-        });
+                || (matches!(def.op, Op::Merge) && !matches!(def.body, Body::Expr(..)))
+        }) && tops.iter().any(|d| matches!(self.def(*d).op, Op::Assign));
         let mut files: Vec<String> = Vec::new();
         for d in tops {
             let n = self.loader_name(self.def(*d).file);

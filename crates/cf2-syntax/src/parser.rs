@@ -1010,7 +1010,14 @@ impl<'a> Parser<'a> {
                 while self.cont(is_dot) {
                     let dot = self.bump();
                     self.skip_nl();
-                    self.value(true)?;
+                    if let Some(minus) = self.signed_number_next() {
+                        // `$L.-1`: Appendix A's `Number` has its sign (`/\-?\d+.../`).
+                        self.bump();
+                        let num = self.bump();
+                        self.number(num, Some(minus));
+                    } else {
+                        self.value(true)?;
+                    }
                     self.reduce_select(dot)?;
                 }
             }
@@ -1048,6 +1055,14 @@ impl<'a> Parser<'a> {
     }
 
     /// True if the next token is a number literal that is not the start of a selection.
+    /// A `-` written right against a number (`-1`, not `- 1`): the minus token.
+    fn signed_number_next(&mut self) -> Option<Token> {
+        let minus = self.peek();
+        let num = self.lex.peek_nth(1);
+        (minus.kind == Tok::Minus && num.kind == Tok::Number && num.start == minus.end)
+            .then_some(minus)
+    }
+
     fn number_follows(&mut self) -> bool {
         if self.peek().kind != Tok::Number {
             return false;

@@ -296,7 +296,9 @@ impl<'a> Evaluator<'a> {
             }
             "topdir" => {
                 arity(call, 0)?;
-                Ok(Val::Lit(self.project_dir().display().to_string().into()))
+                Ok(Val::Lit(
+                    self.project_dir_absolute().display().to_string().into(),
+                ))
             }
             "typeof" => {
                 let (_, v) = self.one_arg(call, sc)?;

@@ -526,6 +526,13 @@ impl<'a> Evaluator<'a> {
         self.project_dir_ref().to_path_buf()
     }
 
+    /// The project directory as `topdir()` gives it: absolute, whether it is the main
+    /// file's directory or `--project-dir` as written (`.`, `../site/`), `.` and `..` steps
+    /// resolved, symbolic links not.
+    pub(crate) fn project_dir_absolute(&self) -> PathBuf {
+        normalize(&self.cwd.join(self.project_dir_ref()))
+    }
+
     pub(crate) fn project_dir_ref(&self) -> &Path {
         self.opts.project_dir.as_deref().unwrap_or(&self.main_dir)
     }

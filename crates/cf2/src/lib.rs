@@ -163,7 +163,7 @@ impl Compiler {
                     Err(Error::new(vec![d], e.warnings, loader))
                 }
             },
-            Err(f) => Err(Error::new(f.errors, f.warnings, loader)),
+            Err(f) => Err(Error::failed(f, loader)),
         }
     }
 
@@ -182,7 +182,7 @@ impl Compiler {
                 holds_secrets: e.holds_secrets,
                 loader,
             }),
-            Err(f) => Err(Error::new(f.errors, f.warnings, loader)),
+            Err(f) => Err(Error::failed(f, loader)),
         }
     }
 }
@@ -365,6 +365,7 @@ fn location_of(loader: &Loader, d: &Diagnostic) -> Option<Location> {
 pub struct Error {
     pub diagnostics: Vec<Diagnostic>,
     pub warnings: Vec<Diagnostic>,
+    trace: Vec<String>,
     loader: Arc<Loader>,
 }
 
@@ -373,8 +374,24 @@ impl Error {
         Error {
             diagnostics,
             warnings,
+            trace: Vec::new(),
             loader,
         }
+    }
+
+    fn failed(f: cf2_eval::Failure, loader: Arc<Loader>) -> Error {
+        Error {
+            diagnostics: f.errors,
+            warnings: f.warnings,
+            trace: f.trace,
+            loader,
+        }
+    }
+
+    /// The `-Deval` entries made before the compile failed (empty unless tracing is on,
+    /// `options_mut().trace = true`): what was evaluated on the way to the error.
+    pub fn trace(&self) -> &[String] {
+        &self.trace
     }
 
     /// The errors with their source excerpts, as the command line shows them.

@@ -235,3 +235,21 @@ fn a_panicking_native_function_is_an_error() {
     );
     assert!(compiler.compile_str("main.cf2", "A => 1\n").is_ok());
 }
+
+#[test]
+fn a_failed_compile_keeps_its_trace() {
+    let mut compiler = Compiler::with_host(MemoryHost::new());
+    compiler.options_mut().trace = true;
+    let e = compiler
+        .compile_str("main.cf2", "A => 1\nB => $A + fail(broken)\n")
+        .unwrap_err();
+    assert!(
+        e.trace().iter().any(|t| t.contains("A = 1")),
+        "{:?}",
+        e.trace()
+    );
+    let quiet = Compiler::with_host(MemoryHost::new())
+        .compile_str("main.cf2", "A => 1\nB => $A + fail(broken)\n")
+        .unwrap_err();
+    assert!(quiet.trace().is_empty());
+}

@@ -517,6 +517,14 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The members of a built block, in output order.
+    /// A block's members sorted by name: for comparisons that must not depend on the order
+    /// in which a block lists them.
+    pub(crate) fn members_by_name(&mut self, b: BlockId, at: Span) -> R<Vec<(Name<'a>, SlotId)>> {
+        let mut members = self.members(b, at)?;
+        members.sort_by(|(p, _), (q, _)| p.cmp(q));
+        Ok(members)
+    }
+
     pub(crate) fn members(&mut self, b: BlockId, at: Span) -> R<Vec<(Name<'a>, SlotId)>> {
         self.member_count(b, at)?;
         Ok(self

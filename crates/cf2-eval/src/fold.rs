@@ -19,7 +19,7 @@ use crate::error::{EvalError, R};
 use crate::eval::{deep, Evaluator};
 use crate::model::*;
 use crate::val::Val;
-use cf2_syntax::{Diagnostic, FileId};
+use cf2_syntax::{Diagnostic, FileId, Sources, Span};
 use std::cmp::Ordering;
 
 /// The result of folding a set of definitions.
@@ -223,6 +223,11 @@ impl<'a> Evaluator<'a> {
                 return self.fold_lone(only, outcome);
             }
         }
+        let distinct = self.distinct_definitions(s);
+        let defs = match &distinct {
+            Some(defs) => defs,
+            None => &self.slot(s).defs,
+        };
         let special = |d: &DefId| {
             let op = &self.def(*d).op;
             op.is_func("final") || op.is_func("default")
@@ -269,6 +274,119 @@ impl<'a> Evaluator<'a> {
         Ok((value, outcome))
     }
 
+    /// The definitions of `s` without those that repeat an earlier one word for word in
+    /// the same place (the same operator and value text, in the same file, scope and
+    /// priority), or `None` if none does: they mean the same, so they are left out of the
+    /// fold, and repeating a definition changes nothing — not even by comparing the two,
+    /// which would evaluate what nothing needs, or make a member that reads its own
+    /// resource (`S => { A => 1, B => $S.A }` twice) a cycle (semantics §6).
+    fn distinct_definitions(&self, s: SlotId) -> Option<Defs> {
+        let defs = &self.slot(s).defs;
+        if defs.len() < 2 {
+            return None;
+        }
+        // Only operators for which a repeat changes nothing: `X ~(sum)> 1` twice is 2,
+        // and `X ~> { A ~(sum)> 1 }` twice gives A 2. The priority key tells apart the
+        // mutations of one chain (`X => 1 ~> { A => 2 } => 1`), which apply in turn.
+        let idempotent = |op: &Op<'a>| match op {
+            Op::Assign => true,
+            Op::Func(_) => ["final", "default", "max", "min"]
+                .iter()
+                .any(|f| op.is_func(f)),
+            _ => false,
+        };
+        let same_op = |a: &Op<'a>, b: &Op<'a>| match (a, b) {
+            (Op::Assign, Op::Assign) => true,
+            (Op::Func(x), Op::Func(y)) => x.name.eq_ignore_ascii_case(&y.name),
+            _ => false,
+        };
+        // Most resources with several definitions merge or sum (`~>`, `~(sum)>`): nothing
+        // to look for.
+        defs.iter()
+            .filter(|&&d| idempotent(&self.def(d).op))
+            .nth(1)?;
+        // The definitions that could repeat another: (index, scope, path position, span).
+        let candidates: smallvec::SmallVec<[(usize, ScopeId, usize, Span); 8]> = defs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &d)| {
+                let def = self.def(d);
+                match &def.body {
+                    _ if !idempotent(&def.op) => None,
+                    Body::Expr(e, scope) => Some((i, *scope, usize::MAX, e.span)),
+                    Body::Implicit {
+                        def: rd,
+                        next,
+                        scope,
+                    } => Some((i, *scope, *next, rd.span)),
+                    _ => None,
+                }
+            })
+            .collect();
+        if candidates.len() < 2 {
+            return None;
+        }
+        let text = |span: Span| {
+            self.loader
+                .file(span.file)
+                .and_then(|f| f.text.get(span.start as usize..span.end as usize))
+        };
+        let def_of = |i: usize| defs.get(i).map(|&d| self.def(d));
+        let same = |a: &(usize, ScopeId, usize, Span), b: &(usize, ScopeId, usize, Span)| {
+            a.1 == b.1
+                && a.2 == b.2
+                && a.3.end.wrapping_sub(a.3.start) == b.3.end.wrapping_sub(b.3.start)
+                && match (def_of(a.0), def_of(b.0)) {
+                    (Some(x), Some(y)) => x.prio == y.prio && same_op(&x.op, &y.op),
+                    _ => false,
+                }
+                && text(a.3).is_some_and(|t| Some(t) == text(b.3))
+        };
+        let mut repeats: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();
+        if candidates.len() <= 32 {
+            for (j, c) in candidates.iter().enumerate() {
+                if candidates.iter().take(j).any(|e| same(e, c)) {
+                    repeats.push(c.0);
+                }
+            }
+        } else {
+            // Bucketed by text: a block written line by line (`Root.aN => ...`, 100,000
+            // times) has as many definitions of `Root`.
+            let mut seen: std::collections::HashMap<&str, Vec<usize>, foldhash::fast::RandomState> =
+                Default::default();
+            for (j, c) in candidates.iter().enumerate() {
+                let Some(t) = text(c.3) else { continue };
+                let earlier = seen.entry(t).or_default();
+                let repeat = earlier
+                    .iter()
+                    .any(|&e| candidates.get(e).is_some_and(|e| same(e, c)));
+                if repeat {
+                    repeats.push(c.0);
+                } else {
+                    earlier.push(j);
+                }
+            }
+        }
+        if repeats.is_empty() {
+            return None;
+        }
+        // `repeats` is in increasing order: walked along, not searched.
+        let mut next_repeat = repeats.iter().copied().peekable();
+        let distinct: Defs = defs
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| {
+                let repeat = next_repeat.peek() == Some(&i);
+                if repeat {
+                    next_repeat.next();
+                }
+                !repeat
+            })
+            .map(|(_, &d)| d)
+            .collect();
+        Some(distinct)
+    }
+
     /// A resource whose one definition is `=>` or `~>`: its value, as the general fold
     /// finds it (`~>` over nothing is `=>`, clarifications §5), without ranking anything.
     /// Most resources are such.
@@ -286,42 +404,41 @@ impl<'a> Evaluator<'a> {
         Ok((v, outcome))
     }
 
-    /// Definitions that must all give the same value (`final`s, `default`s); the value of
-    /// the first, or `None` if all are undefined.
+    /// Definitions that must all give the same value (`final`s, `default`s); the value
+    /// kept among them (as for equal `=>`s), or `None` if all are undefined.
     fn agreeing(&mut self, s: SlotId, defs: &[DefId], what: &str) -> R<Option<(Val, DefId)>> {
-        let mut found: Option<(Val, DefId)> = None;
+        let mut found: Vec<(DefId, Val)> = Vec::new();
         for &d in defs {
             let v = self.def_value(d)?;
             if v.is_undef() {
                 continue;
             }
-            match &found {
-                None => found = Some((v, d)),
-                Some((first, fd)) => {
-                    let at = self.def(d).site;
-                    if self.equal(first, &v, at)? {
-                        if self.kept_among_equal(d, &v, *fd, first, at)? {
-                            found = Some((v, d));
-                        }
-                    } else {
-                        let path = self.slot_path(s);
-                        return Err(EvalError::new(
-                            Diagnostic::error(format!(
-                                "`{path}` has two different `~({what})>` values"
-                            ))
-                            .at(self.def(d).site)
-                            .with_label(format!("gives {}", v.describe()))
-                            .also(self.def(*fd).site, format!("gives {}", first.describe()))
-                            .resource(path.to_string())
-                            .hint(format!(
-                                "a resource can have only one {what} value; remove one"
-                            )),
-                        ));
-                    }
+            if let Some((fd, first)) = found.first() {
+                let (fd, first) = (*fd, first.clone());
+                let at = self.def(d).site;
+                if !self.equal(&first, &v, at)? {
+                    let path = self.slot_path(s);
+                    return Err(EvalError::new(
+                        Diagnostic::error(format!(
+                            "`{path}` has two different `~({what})>` values"
+                        ))
+                        .at(self.def(d).site)
+                        .with_label(format!("gives {}", v.describe()))
+                        .also(self.def(fd).site, format!("gives {}", first.describe()))
+                        .resource(path.to_string())
+                        .hint(format!(
+                            "a resource can have only one {what} value; remove one"
+                        )),
+                    ));
                 }
             }
+            found.push((d, v));
         }
-        Ok(found)
+        let Some(fallback) = found.first().cloned() else {
+            return Ok(None);
+        };
+        let (d, v) = self.kept_among_equal(found, fallback)?;
+        Ok(Some((v, d)))
     }
 
     /// The priority order among `set`, compared once per fold (see [`Ranking`]).
@@ -479,40 +596,73 @@ impl<'a> Evaluator<'a> {
     /// The one value of unordered tops that assign (`=>`, or `~>` over nothing): they
     /// must all be equal, else it is a conflict (semantics §6); `values` is not empty.
     fn equal_tops(&mut self, s: SlotId, tops: &[DefId], values: TopValues) -> R<(DefId, Val)> {
-        let mut values = values.into_iter();
-        let Some((mut kept_def, mut kept)) = values.next() else {
+        let Some((first_def, first)) = values.first().cloned() else {
             return Err(self.order_error(s, tops));
         };
-        for (d, v) in values {
-            let at = self.def(d).site;
-            if !self.equal(&kept, &v, at)? {
+        for (d, v) in values.iter().skip(1) {
+            if !self.equal(&first, v, self.def(*d).site)? {
                 return Err(self.order_error(s, tops));
             }
-            if self.kept_among_equal(d, &v, kept_def, &kept, at)? {
-                (kept_def, kept) = (d, v);
+        }
+        self.kept_among_equal(values.into_iter().collect(), (first_def, first))
+    }
+
+    /// Of equal values of unordered definitions (`values`, not empty; `fallback` if it is),
+    /// the one kept (docs/semantics.md §6). Equal values may differ in form (3 and 3.0,
+    /// [1] and [1.0]): one is chosen by form, never by which was read first, so the order
+    /// of statements and imports does not change it. But a block's members come in the
+    /// order of their first appearance (clarifications §7): among values of the same forms
+    /// the one read first is kept, and where the block read first lists its members in
+    /// another order than the kept one, the kept block is shown in that order.
+    fn kept_among_equal(
+        &mut self,
+        values: Vec<(DefId, Val)>,
+        fallback: (DefId, Val),
+    ) -> R<(DefId, Val)> {
+        let mut values = values.into_iter();
+        let Some((mut kept_def, mut kept)) = values.next() else {
+            return Ok(fallback);
+        };
+        let (mut first_def, mut first) = (kept_def, kept.clone());
+        for (d, v) in values {
+            let at = self.def(d).site;
+            if self.def(d).order < self.def(first_def).order {
+                (first_def, first) = (d, v.clone());
             }
+            // Of the same forms, the one read first: its blocks, nested ones too, list
+            // their members in the order of their first appearance.
+            let earlier = self.def(d).order < self.def(kept_def).order;
+            match self.form_cmp(&v, &kept, false, at)? {
+                Ordering::Less => (kept_def, kept) = (d, v),
+                Ordering::Equal if earlier => (kept_def, kept) = (d, v),
+                _ => {}
+            }
+        }
+        if kept_def != first_def {
+            kept = self.in_order_of(kept, &first, self.def(kept_def).site)?;
         }
         Ok((kept_def, kept))
     }
 
-    /// Of two equal values of unordered definitions, whether `v` (of `d`) is kept rather
-    /// than `kept` (of `kept_def`) (docs/semantics.md §6). Where blocks in them list their
-    /// members in another order, the value read first, so that members come in the order
-    /// of their first appearance (clarifications §7). Otherwise they may still differ in
-    /// form (3 and 3.0, [1] and [1.0]): one is chosen by form, never by which was read
-    /// first, so the order of imports does not change it.
-    fn kept_among_equal(
-        &mut self,
-        d: DefId,
-        v: &Val,
-        kept_def: DefId,
-        kept: &Val,
-        at: cf2_syntax::Span,
-    ) -> R<bool> {
-        if !self.same_member_order(v, kept, at)? {
-            return Ok(self.def(d).order < self.def(kept_def).order);
+    /// Block `kept` with its members in the order `first` (an equal block) lists them: a
+    /// new block holding the same members. Other values as they are.
+    fn in_order_of(&mut self, kept: Val, first: &Val, at: Span) -> R<Val> {
+        let (Val::Block(k), Val::Block(f)) = (&kept, first) else {
+            return Ok(kept);
+        };
+        if !self.same_member_order(&kept, first, at)? {
+            let (k, f) = (*k, *f);
+            let order = self.members(f, at)?;
+            let place = self.block(k).place.clone();
+            let view = self.new_block(place, BlockState::Built);
+            for (name, _) in order {
+                if let Some(&slot) = self.block(k).members.get(&*name) {
+                    self.block_mut(view).members.insert(name, slot);
+                }
+            }
+            return Ok(Val::Block(view));
         }
-        Ok(self.form_cmp(v, kept, at)? == std::cmp::Ordering::Less)
+        Ok(kept)
     }
 
     fn top_kind(&self, tops: &[DefId]) -> TopKind {
@@ -769,8 +919,10 @@ impl<'a> Evaluator<'a> {
                     if x == y {
                         return true;
                     }
-                    let ([p], [q]) = (self.slot(x).defs.as_slice(), self.slot(y).defs.as_slice())
-                    else {
+                    let (dx, dy) = (self.distinct_definitions(x), self.distinct_definitions(y));
+                    let dx = dx.as_deref().unwrap_or(&self.slot(x).defs);
+                    let dy = dy.as_deref().unwrap_or(&self.slot(y).defs);
+                    let ([p], [q]) = (dx, dy) else {
                         return false;
                     };
                     if p == q {
@@ -997,7 +1149,7 @@ impl<'a> Evaluator<'a> {
     fn merge_by_value(
         &mut self,
         b: BlockId,
-        at: cf2_syntax::Span,
+        at: Span,
         merging_file: Option<FileId>,
         add: &mut dyn FnMut(Name<'a>, DefId),
     ) -> R<()> {

@@ -379,18 +379,34 @@ impl<'a> Evaluator<'a> {
         })
     }
 
-    pub(crate) fn form_cmp(&mut self, a: &Val, b: &Val, at: Span) -> R<std::cmp::Ordering> {
-        deep(|| self.form_cmp_inner(a, b, at))
+    /// The order of the forms of two equal values (an integer before a float, a literal
+    /// before a string, list elements in turn, block members by name). With `settle_order`,
+    /// blocks of the same forms in another member order are ordered by their member names
+    /// in turn, so that two values compare equal only when they are written alike.
+    pub(crate) fn form_cmp(
+        &mut self,
+        a: &Val,
+        b: &Val,
+        settle_order: bool,
+        at: Span,
+    ) -> R<std::cmp::Ordering> {
+        deep(|| self.form_cmp_inner(a, b, settle_order, at))
     }
 
-    fn form_cmp_inner(&mut self, a: &Val, b: &Val, at: Span) -> R<std::cmp::Ordering> {
+    fn form_cmp_inner(
+        &mut self,
+        a: &Val,
+        b: &Val,
+        settle_order: bool,
+        at: Span,
+    ) -> R<std::cmp::Ordering> {
         use std::cmp::Ordering;
         Ok(match (a, b) {
-            (Val::Secret(x), _) => return self.form_cmp_inner(&x.value, b, at),
-            (_, Val::Secret(y)) => return self.form_cmp_inner(a, &y.value, at),
+            (Val::Secret(x), _) => return self.form_cmp_inner(&x.value, b, settle_order, at),
+            (_, Val::Secret(y)) => return self.form_cmp_inner(a, &y.value, settle_order, at),
             (Val::List(x), Val::List(y)) => {
                 for (p, q) in x.items.iter().zip(y.items.iter()) {
-                    let c = self.form_cmp(p, q, at)?;
+                    let c = self.form_cmp(p, q, settle_order, at)?;
                     if c != Ordering::Equal {
                         return Ok(c);
                     }
@@ -401,8 +417,9 @@ impl<'a> Evaluator<'a> {
                 if x == y {
                     return Ok(Ordering::Equal);
                 }
-                let xm = self.members(*x, at)?;
-                let ym = self.members(*y, at)?;
+                // By name, not in member order: the form chosen must not depend on the
+                // order in which each block lists its members.
+                let (xm, ym) = (self.members_by_name(*x, at)?, self.members_by_name(*y, at)?);
                 let names = xm
                     .iter()
                     .map(|(n, _)| &**n)
@@ -413,12 +430,20 @@ impl<'a> Evaluator<'a> {
                 for ((_, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
                     let xv = self.force(*xs)?;
                     let yv = self.force(*ys)?;
-                    let c = self.form_cmp(&xv, &yv, at)?;
+                    let c = self.form_cmp(&xv, &yv, settle_order, at)?;
                     if c != Ordering::Equal {
                         return Ok(c);
                     }
                 }
-                Ordering::Equal
+                if !settle_order {
+                    return Ok(Ordering::Equal);
+                }
+                // The same forms in another member order: the order of the names settles
+                // it, so that which was read first does not.
+                let (xm, ym) = (self.members(*x, at)?, self.members(*y, at)?);
+                xm.iter()
+                    .map(|(n, _)| &**n)
+                    .cmp(ym.iter().map(|(n, _)| &**n))
             }
             _ => crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b)),
         })

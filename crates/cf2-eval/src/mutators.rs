@@ -241,11 +241,21 @@ impl<'a> Evaluator<'a> {
                     "union" => {
                         let mut out: Vec<Val> = Vec::new();
                         for x in base.into_iter().chain(lists.into_iter().flatten()) {
-                            if !self.contains(&out, &x, at)? {
-                                out.push(x);
+                            match self.position(&out, &x, at)? {
+                                // Of equal elements in other forms (1 and 1.0, a and "a",
+                                // blocks in another member order), the form order keeps one,
+                                // not which was seen first.
+                                Some(i) => {
+                                    if let Some(y) = out.get_mut(i) {
+                                        if self.form_cmp(&x, y, true, at)? == Ordering::Less {
+                                            *y = x;
+                                        }
+                                    }
+                                }
+                                None => out.push(x),
                             }
                         }
-                        out.sort_by(sort_key);
+                        self.sort_union(&mut out, at)?;
                         out
                     }
                     "remove" => {
@@ -270,33 +280,91 @@ impl<'a> Evaluator<'a> {
     }
 
     fn contains(&mut self, list: &[Val], x: &Val, at: Span) -> R<bool> {
-        for y in list {
+        Ok(self.position(list, x, at)?.is_some())
+    }
+
+    fn position(&mut self, list: &[Val], x: &Val, at: Span) -> R<Option<usize>> {
+        for (i, y) in list.iter().enumerate() {
             if self.equal(y, x, at)? {
-                return Ok(true);
+                return Ok(Some(i));
             }
         }
-        Ok(false)
+        Ok(None)
     }
-}
 
-/// A total order on values for `union`: numbers, then text, then other kinds; each
-/// ordered naturally.
-fn sort_key(a: &Val, b: &Val) -> Ordering {
-    fn rank(v: &Val) -> u8 {
-        match v {
-            Val::Num(_) => 0,
-            Val::Lit(_) | Val::Str(_) => 1,
-            Val::Bool(_) => 2,
-            Val::Regex(_) => 3,
-            _ => 4,
-        }
+    /// Sorts a union's distinct elements by [`Evaluator::union_cmp`]: a total order, so the
+    /// result does not depend on the order in which its sources were read.
+    fn sort_union(&mut self, out: &mut [Val], at: Span) -> R<()> {
+        let mut failed = None;
+        out.sort_by(|a, b| match self.union_cmp(a, b, at) {
+            Ok(o) => o,
+            Err(e) => {
+                failed.get_or_insert(e);
+                Ordering::Equal
+            }
+        });
+        failed.map_or(Ok(()), Err)
     }
-    match (a, b) {
-        (Val::Num(x), Val::Num(y)) => x.compare(*y).unwrap_or(Ordering::Equal),
-        (Val::Lit(x) | Val::Str(x), Val::Lit(y) | Val::Str(y)) => x.cmp(y),
-        (Val::Bool(x), Val::Bool(y)) => x.cmp(y),
-        (Val::Regex(x), Val::Regex(y)) => x.cmp(y),
-        _ => rank(a).cmp(&rank(b)),
+
+    /// The order of a union's elements: numbers, then text, booleans, regexes, lists and
+    /// blocks; each by its content (lists element by element, blocks by their member
+    /// names, then their values in the order of the names). Equal values compare equal.
+    fn union_cmp(&mut self, a: &Val, b: &Val, at: Span) -> R<Ordering> {
+        crate::eval::deep(|| self.union_cmp_inner(a, b, at))
+    }
+
+    fn union_cmp_inner(&mut self, a: &Val, b: &Val, at: Span) -> R<Ordering> {
+        fn rank(v: &Val) -> u8 {
+            match v {
+                Val::Num(_) => 0,
+                Val::Lit(_) | Val::Str(_) => 1,
+                Val::Bool(_) => 2,
+                Val::Regex(_) => 3,
+                Val::List(_) => 4,
+                Val::Block(_) => 5,
+                Val::Undef | Val::Secret(_) => 6,
+            }
+        }
+        Ok(match (a, b) {
+            (Val::Secret(x), _) => return self.union_cmp_inner(&x.value, b, at),
+            (_, Val::Secret(y)) => return self.union_cmp_inner(a, &y.value, at),
+            (Val::Num(x), Val::Num(y)) => x.compare(*y).unwrap_or(Ordering::Equal),
+            (Val::Lit(x) | Val::Str(x), Val::Lit(y) | Val::Str(y)) => x.cmp(y),
+            (Val::Bool(x), Val::Bool(y)) => x.cmp(y),
+            (Val::Regex(x), Val::Regex(y)) => x.cmp(y),
+            (Val::List(x), Val::List(y)) => {
+                for (p, q) in x.items.iter().zip(y.items.iter()) {
+                    let c = self.union_cmp(p, q, at)?;
+                    if c != Ordering::Equal {
+                        return Ok(c);
+                    }
+                }
+                x.items.len().cmp(&y.items.len())
+            }
+            (Val::Block(x), Val::Block(y)) => {
+                if x == y {
+                    return Ok(Ordering::Equal);
+                }
+                let (xm, ym) = (self.members_by_name(*x, at)?, self.members_by_name(*y, at)?);
+                let names = xm
+                    .iter()
+                    .map(|(n, _)| &**n)
+                    .cmp(ym.iter().map(|(n, _)| &**n));
+                if names != Ordering::Equal {
+                    return Ok(names);
+                }
+                for ((_, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
+                    let xv = self.force(*xs)?;
+                    let yv = self.force(*ys)?;
+                    let c = self.union_cmp(&xv, &yv, at)?;
+                    if c != Ordering::Equal {
+                        return Ok(c);
+                    }
+                }
+                Ordering::Equal
+            }
+            _ => rank(a).cmp(&rank(b)),
+        })
     }
 }
 

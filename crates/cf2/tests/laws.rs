@@ -14,15 +14,13 @@
 //! an inline `if`, implicit paths, blocks that every file adds members to (`S.k => v`,
 //! `S ~> { k => v }`, nested `S.n.k`), commutative counters (`~(sum)>`, `~(max)>`,
 //! `~(min)>`), resources the main file overrides, resources every aspect sets to the same
-//! value, `?` placeholders the main file fills in. Every generated configuration is valid:
-//! the base configuration must compile, and so must every variant.
+//! value (also in other forms: `24` and `24.0`, `gw` and `"gw"`, members in another order),
+//! unions of lists and blocks from several files, blocks reading their own members, `?`
+//! placeholders the main file fills in. Every generated configuration is valid: the base
+//! configuration must compile, and so must every variant.
 //!
 //! Values are compared exactly — literal vs string, integer vs decimal — except that a
 //! block's member order is ignored (clarifications §7 ties it to reading order).
-//!
-//! Known bugs the generator avoids (each has its own ignored test at the end): values that
-//! are equal but of different kinds (`3` and `3.0`, `abc` and `"abc"`), defined in
-//! unordered places, make the result depend on statement order.
 
 use std::fmt::Write as _;
 
@@ -207,6 +205,10 @@ enum MainStmt {
         id: u8,
         undef_if: bool,
     },
+    /// `B<i> => { a => v, b => $B<i>.a }`: a block reading its own member.
+    SelfRef {
+        val: Scalar,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -237,6 +239,18 @@ enum AspectStmt {
     /// `private A<f>p<i> => v` and `A<f>q<i> => $A<f>p<i>`.
     Private {
         val: Scalar,
+    },
+    /// `L<id> ~(union)> [...]`: every file's elements once, sorted, whatever their order
+    /// and their forms (`3` and `3.0` are one element).
+    Union {
+        id: u8,
+        items: Vec<Val>,
+    },
+    /// `E<id> => { m => 24, g => gw, l => [1, x] }` written in one of eight equal forms
+    /// (`24.0`, `"gw"`, members in another order): unordered files agree on the value.
+    Equal {
+        id: u8,
+        form: u8,
     },
 }
 
@@ -326,6 +340,7 @@ fn main_stmt() -> impl Strategy<Value = MainStmt> {
         1 => any::<u16>().prop_map(|leaf| MainStmt::InlineIf { leaf }),
         1 => (0u8..3, 0u8..4, 1u8..4, scalar()).prop_map(|(block, key, file, val)| MainStmt::SharedOverride { block, key, file, val }),
         1 => (0u8..3, any::<bool>()).prop_map(|(id, undef_if)| MainStmt::Placeholder { id, undef_if }),
+        1 => scalar().prop_map(|val| MainStmt::SelfRef { val }),
     ]
 }
 
@@ -339,6 +354,8 @@ fn aspect_stmt() -> impl Strategy<Value = AspectStmt> {
         1 => any::<u16>().prop_map(|leaf| AspectStmt::RefMain { leaf }),
         1 => scalar().prop_map(|val| AspectStmt::Private { val }),
         1 => (0u8..3).prop_map(|id| AspectStmt::Supply { id }),
+        1 => (0u8..2, prop::collection::vec(val(), 0..4)).prop_map(|(id, items)| AspectStmt::Union { id, items }),
+        1 => (0u8..2, 0u8..8).prop_map(|(id, form)| AspectStmt::Equal { id, form }),
     ]
 }
 
@@ -349,6 +366,7 @@ fn lib_stmt() -> impl Strategy<Value = AspectStmt> {
         2 => counter().prop_map(AspectStmt::Counter),
         1 => (0u8..2).prop_map(|id| AspectStmt::Agree { id }),
         1 => scalar().prop_map(|val| AspectStmt::Private { val }),
+        1 => (0u8..2, 0u8..8).prop_map(|(id, form)| AspectStmt::Equal { id, form }),
     ]
 }
 
@@ -543,6 +561,13 @@ fn build(spec: &Spec) -> Vec<File> {
                     targets.push((format!("${path}"), val.kind()));
                 }
             }
+            MainStmt::SelfRef { val } => {
+                main.push(Stmt::new(format!(
+                    "B{i} => {{ a => {}, b => $B{i}.a }}",
+                    val.text()
+                )));
+                targets.push((format!("$B{i}.b"), val.kind()));
+            }
             MainStmt::Ref { .. } | MainStmt::InlineIf { .. } | MainStmt::Placeholder { .. } => {}
         }
     }
@@ -624,6 +649,31 @@ fn build(spec: &Spec) -> Vec<File> {
                 AspectStmt::Private { val } => {
                     out.push(Stmt::new(format!("private A{file}p{i} => {}", val.text())));
                     out.push(Stmt::new(format!("A{file}q{i} => $A{file}p{i}")));
+                }
+                AspectStmt::Union { id, items } => {
+                    let items: Vec<String> = items.iter().map(Val::text).collect();
+                    out.push(Stmt::new(format!("L{id} ~(union)> [{}]", items.join(", "))));
+                    if file != 9 {
+                        targets.push((format!("$L{id}"), Kind::Compound));
+                    }
+                }
+                AspectStmt::Equal { id, form } => {
+                    let m = if form & 1 != 0 { "24.0" } else { "24" };
+                    let g = if form & 2 != 0 { "\"gw\"" } else { "gw" };
+                    let l = if form & 1 != 0 {
+                        "[1.0, 'x']"
+                    } else {
+                        "[1, x]"
+                    };
+                    let members = if form & 4 != 0 {
+                        format!("l => {l}, g => {g}, m => {m}")
+                    } else {
+                        format!("m => {m}, g => {g}, l => {l}")
+                    };
+                    out.push(Stmt::new(format!("E{id} => {{ {members} }}")));
+                    if file != 9 {
+                        targets.push((format!("$E{id}.g"), Kind::Text));
+                    }
                 }
             }
         }

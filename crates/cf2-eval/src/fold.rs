@@ -224,6 +224,13 @@ impl<'a> Evaluator<'a> {
             }
         }
         let distinct = self.distinct_definitions(s);
+        if let (Some(kept), true) = (&distinct, self.opts.trace) {
+            for &d in &self.slot(s).defs {
+                if !kept.contains(&d) {
+                    outcome.repeated(d);
+                }
+            }
+        }
         let defs = match &distinct {
             Some(defs) => defs,
             None => &self.slot(s).defs,

@@ -225,6 +225,8 @@ pub struct Record {
     /// Definitions that were evaluated but gave no value (`?`, an `if` not taken), so the
     /// next lower definition showed through.
     pub undefined: Vec<DefId>,
+    /// Definitions that repeat an earlier one word for word, and so count once.
+    pub repeated: Vec<DefId>,
 }
 
 impl Outcome {
@@ -255,6 +257,12 @@ impl Outcome {
     pub fn undefined(&mut self, def: DefId) {
         if let Some(r) = &mut self.record {
             r.undefined.push(def);
+        }
+    }
+
+    pub fn repeated(&mut self, def: DefId) {
+        if let Some(r) = &mut self.record {
+            r.repeated.push(def);
         }
     }
 }

@@ -22,6 +22,8 @@ pub struct Provenance {
     pub overridden: Vec<Origin>,
     /// Definitions evaluated that gave no value, so lower ones showed through.
     pub undefined: Vec<Origin>,
+    /// Definitions that repeat an earlier one word for word, and so count once.
+    pub repeated: Vec<Origin>,
     /// A member of a `{ ... }` literal that an inline statement read while the literal was
     /// built, before a `~>` merged it into the resource's block (docs/semantics.md §3):
     /// not the resource's final value, which has an entry of its own under the same path.
@@ -62,6 +64,7 @@ impl<'a> Evaluator<'a> {
                     used: Vec::new(),
                     overridden: Vec::new(),
                     undefined: Vec::new(),
+                    repeated: Vec::new(),
                     before_merge: false,
                 });
                 continue;
@@ -78,6 +81,7 @@ impl<'a> Evaluator<'a> {
                 used: origins(&o.used),
                 overridden: origins(&o.overridden),
                 undefined: origins(&o.undefined),
+                repeated: origins(&o.repeated),
                 before_merge: self.in_merged_literal(*s),
             });
         }
@@ -169,6 +173,12 @@ pub fn render_trace(p: &Provenance) -> String {
     }
     for o in &p.undefined {
         entry.push_str(&format!("\n  skipped  {}  (gave no value)", line(o)));
+    }
+    for o in &p.repeated {
+        entry.push_str(&format!(
+            "\n  repeat   {}  (the same as an earlier definition: counted once)",
+            line(o)
+        ));
     }
     entry
 }

@@ -213,16 +213,16 @@ impl<'a> Evaluator<'a> {
                 if let Some(b) = below {
                     all.push((below_def, b));
                 }
-                let mut total = Number::Int(0);
+                let mut numbers = Vec::with_capacity(all.len());
                 for (d, v) in all {
                     let Some(n) = numeric(&v) else {
                         return Err(wrong(self, d, &v, "numbers"));
                     };
-                    total = total
-                        .checked_add(n)
-                        .ok_or_else(|| crate::ops::overflow(at))?;
+                    numbers.push(n);
                 }
-                Ok(Val::Num(total))
+                Ok(Val::Num(
+                    order_free_sum(numbers).ok_or_else(|| crate::ops::overflow(at))?,
+                ))
             }
             _ => {
                 let mut lists: Vec<Vec<Val>> = Vec::new();
@@ -368,9 +368,39 @@ impl<'a> Evaluator<'a> {
     }
 }
 
+/// The sum of unordered values, the same in every order (reference §4.4): integers
+/// exactly (an intermediate total may leave the 64-bit range, the result may not:
+/// `9223372036854775807 + 1 - 1`), decimals in increasing order (floating-point addition
+/// is not associative: `0.1 + 0.2 + 0.3` and `0.3 + 0.2 + 0.1` differ in the last bit).
+/// `None` if the result is out of range.
+fn order_free_sum(mut numbers: Vec<Number>) -> Option<Number> {
+    let ints: Option<i128> = numbers.iter().try_fold(0i128, |total, n| match n {
+        Number::Int(i) => total.checked_add(i128::from(*i)),
+        Number::Float(_) => None,
+    });
+    if let Some(total) = ints {
+        return i64::try_from(total).ok().map(Number::Int);
+    }
+    if numbers.iter().all(|n| matches!(n, Number::Int(_))) {
+        // Only an i128 overflow could get here: out of range either way.
+        return None;
+    }
+    numbers.sort_by(|a, b| a.as_f64().total_cmp(&b.as_f64()));
+    Number::normalize_float(numbers.iter().map(|n| n.as_f64()).sum())
+}
+
 /// Between two values that `max`/`min` find equal, whether `a` is kept rather than `b`: the
-/// lower kind rank, then the smaller text, so the choice does not depend on their order.
+/// lower kind rank (an integer before a decimal, a literal before a string), a number
+/// before text (`3` and `'3'`), then the smaller text, so the choice does not depend on
+/// their order.
 fn tie_first(a: &Val, b: &Val) -> bool {
-    let (ra, rb) = (crate::val::kind_rank(a), crate::val::kind_rank(b));
-    ra < rb || (ra == rb && crate::ops::scalar_text(a) < crate::ops::scalar_text(b))
+    let is_text = |v: &Val| matches!(v, Val::Lit(_) | Val::Str(_));
+    let key = |v: &Val| {
+        (
+            crate::val::kind_rank(v),
+            is_text(v),
+            crate::ops::scalar_text(v),
+        )
+    };
+    key(a) < key(b)
 }

@@ -719,7 +719,7 @@ impl<'a> Evaluator<'a> {
                 return Ok(Folded::Undefined);
             }
             let (mut tops, mut rest) = self.tops(ranking, &set);
-            self.outranked_copies_below(&mut tops, &mut rest);
+            self.outranked_copies_below(ranking, &set, &mut tops, &mut rest);
             let kind = self.top_kind(&tops);
             // Tops with different operators conflict, unless the odd ones out are
             // undefined: they are evaluated too, before the conflict is reported.
@@ -788,6 +788,7 @@ impl<'a> Evaluator<'a> {
                 }
                 TopKind::Func(name) => {
                     let (tops, values) = self.one_source_each(tops, values)?;
+                    self.drop_copies_of_tops(&values, &mut rest, out)?;
                     let kind = TopKind::Func(name.clone());
                     self.check_combinable_below(s, &tops, &mut rest, &kind, out)?;
                     out.used(&tops);
@@ -829,11 +830,19 @@ impl<'a> Evaluator<'a> {
     }
 
     /// A file reached along several paths into one resource is one source (clarifications
-    /// §5): a top that is a copy of a definition something outranks is outranked too.
-    /// `a` and `b` both write `S ~> { import(c) }` and `a` also `X => 2`: `a` imports `c`,
-    /// so `c`'s `X` is below `a`'s along `b`'s path as well.
-    fn outranked_copies_below(&self, tops: &mut Defs, rest: &mut Defs) {
-        if tops.len() < 2 || rest.is_empty() {
+    /// §5): whatever outranks one copy of one of its statements outranks every copy, so a
+    /// top that is a copy of a definition something outranks goes below. `a` and `b` both
+    /// write `S ~> { import(c) }` and `a` also `X => 2`: `a` imports `c`, so `c`'s `X` is
+    /// below `a`'s along `b`'s path as well — and along the main file's, when the main file
+    /// imports `a` and writes the same literal (`diamond-literal-import-*`).
+    fn outranked_copies_below(
+        &self,
+        ranking: &Ranking,
+        set: &[DefId],
+        tops: &mut Defs,
+        rest: &mut Defs,
+    ) {
+        if rest.is_empty() {
             return;
         }
         // Nearly always no copies at all: look before building anything.
@@ -843,15 +852,74 @@ impl<'a> Evaluator<'a> {
         {
             return;
         }
-        let (below, kept): (Defs, Defs) = tops
+        let mut demoted = Defs::new();
+        // Each round demotes at least one definition, so `set.len()` rounds suffice.
+        for _ in 0..set.len() {
+            let newly: Defs = tops
+                .iter()
+                .copied()
+                .filter(|&t| {
+                    set.iter().any(|&r| {
+                        self.same_statement(t, r)
+                            && set.iter().any(|&q| {
+                                q != t
+                                    && !self.same_statement(q, t)
+                                    && self.rank(q, r) == Rank::Higher
+                            })
+                    })
+                })
+                .collect();
+            if newly.is_empty() {
+                break;
+            }
+            demoted.extend(newly);
+            let remaining: Defs = set
+                .iter()
+                .copied()
+                .filter(|d| !demoted.contains(d))
+                .collect();
+            let (t, _) = self.tops(ranking, &remaining);
+            // Never all of them (only a contradiction between paths could do that).
+            if t.is_empty() {
+                return;
+            }
+            *tops = t;
+        }
+        if !demoted.is_empty() {
+            *rest = set.iter().copied().filter(|d| !tops.contains(d)).collect();
+        }
+    }
+
+    /// Definitions below the tops of a mutation function that are copies of a top (the
+    /// same statement of one file reached along another path, giving an equal value) are
+    /// that top again: one source counts once (clarifications §5), so `c`'s `X ~(sum)> 2`
+    /// imported into `S` by the main file and by a file it imports adds 2, not 4.
+    fn drop_copies_of_tops(
+        &mut self,
+        values: &TopValues,
+        rest: &mut Defs,
+        out: &mut Outcome,
+    ) -> R<()> {
+        let copies: Defs = rest
             .iter()
             .copied()
-            .partition(|&t| rest.iter().any(|&r| self.same_statement(t, r)));
-        // Never all of them (only a contradiction between paths could do that).
-        if !below.is_empty() && !kept.is_empty() {
-            *tops = kept;
-            rest.extend(below);
+            .filter(|&r| values.iter().any(|(t, _)| self.same_statement(*t, r)))
+            .collect();
+        for r in copies {
+            let v = self.def_value(r)?;
+            let mut same = false;
+            for (t, tv) in values.iter() {
+                if self.same_statement(*t, r) && self.equal(tv, &v, self.def(r).site)? {
+                    same = true;
+                    break;
+                }
+            }
+            if same {
+                rest.retain(|x| *x != r);
+                out.repeated(r);
+            }
         }
+        Ok(())
     }
 
     /// Unordered tops that a mutation function combines, with each definition reached

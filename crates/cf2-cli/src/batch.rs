@@ -55,7 +55,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
         }
     }
     if let Err(e) = std::fs::create_dir_all(dir) {
-        eprintln!("cf2: error: cannot create `{}`: {e}", dir.display());
+        sayln!("cf2: error: cannot create `{}`: {e}", dir.display());
         return ExitCode::from(1);
     }
     let pool = match rayon::ThreadPoolBuilder::new()
@@ -64,7 +64,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("cf2: error: {e}");
+            sayln!("cf2: error: {e}");
             return ExitCode::from(1);
         }
     };
@@ -114,7 +114,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    eprint!("{}", merge(&args.files, &reports));
+    say!("{}", merge(&args.files, &reports));
     let failed: Vec<&Path> = args
         .files
         .iter()
@@ -125,7 +125,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     if failed.is_empty() {
         return ExitCode::SUCCESS;
     }
-    eprintln!(
+    sayln!(
         "cf2: {} of {} configuration{} failed to compile: {}",
         failed.len(),
         args.files.len(),

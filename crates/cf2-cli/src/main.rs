@@ -6,6 +6,22 @@
 // start-up (see there why).
 #![cfg_attr(all(target_os = "linux", target_env = "gnu", not(test)), no_main)]
 
+/// `eprint!`/`eprintln!` that never panic: a standard error that cannot be written (a
+/// closed pipe, `2>/dev/full`) loses the message, not the run — its exit status stays 0, 1
+/// or 2 as clarifications §8 says, never a panic's 101.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+macro_rules! sayln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod batch;
 mod output;
 mod sources;
@@ -72,7 +88,7 @@ pub struct CompileArgs {
     out_dir: Option<PathBuf>,
 
     /// The format of the files written to --out-dir, and their extension.
-    #[arg(long, value_name = "FORMAT", default_value = "json", value_parser = ["cf2", "json", "pl", "yaml", "yml", "toml"])]
+    #[arg(long, value_name = "FORMAT", default_value = "json", requires = "out_dir", value_parser = ["cf2", "json", "pl", "yaml", "yml", "toml"])]
     format: String,
 
     /// The current project's top directory (default: the main file's directory).
@@ -90,7 +106,7 @@ pub struct CompileArgs {
     function_path: Vec<String>,
 
     /// Parallel jobs for --out-dir (default: the number of cores).
-    #[arg(short = 'j', long, value_name = "N")]
+    #[arg(short = 'j', long, value_name = "N", requires = "out_dir")]
     jobs: Option<usize>,
 
     /// Confine file access: every file an import or read() finds (KeePass databases
@@ -305,8 +321,8 @@ pub fn color() -> bool {
 }
 
 pub fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("cf2: {msg}");
-    eprintln!("Try 'cf2 compile --help' for more information.");
+    sayln!("cf2: {msg}");
+    sayln!("Try 'cf2 compile --help' for more information.");
     ExitCode::from(2)
 }
 
@@ -402,7 +418,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     let security = match security(&args) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("cf2: error: {e}");
+            sayln!("cf2: error: {e}");
             return ExitCode::from(1);
         }
     };

@@ -93,17 +93,17 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
         Err(f) => {
             print_trace(&f.trace);
             for w in &f.warnings {
-                eprint!("{}", w.render(loader, color));
+                say!("{}", w.render(loader, color));
             }
             for d in &f.errors {
-                eprint!("{}", d.render(loader, color));
+                say!("{}", d.render(loader, color));
             }
             return ExitCode::from(1);
         }
     };
     print_trace(&trace);
     for w in &warnings {
-        eprint!("{}", w.render(loader, color));
+        say!("{}", w.render(loader, color));
     }
     let Some(values) = values else {
         return ExitCode::from(1);
@@ -115,7 +115,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
             continue;
         }
         if let Some(read) = host.reads(Path::new(&r.name)) {
-            eprintln!(
+            sayln!(
                 "cf2: error: the output `{}` would replace `{}`, a file this compile reads",
                 r.name,
                 read.display()
@@ -128,7 +128,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
         match cf2_output::render_at(v, r.format, &r.path) {
             Ok(text) => rendered.push((r, text.into_bytes())),
             Err(e) => {
-                eprintln!("{}: error: {e}", file.display());
+                sayln!("{}: error: {e}", file.display());
                 return ExitCode::from(1);
             }
         }
@@ -139,7 +139,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
             match host.host.security.clearsign(text) {
                 Ok(signed) => *text = signed,
                 Err(e) => {
-                    eprintln!("cf2: error: cannot sign the output `{}`: {e}", r.name);
+                    sayln!("cf2: error: cannot sign the output `{}`: {e}", r.name);
                     return ExitCode::from(1);
                 }
             }
@@ -152,13 +152,13 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     let mut printed = Vec::new();
     for (r, text) in rendered {
         if is_stdout(&r.name) {
-            printed.push(text);
+            printed.push((standard_stream(&r.name), text));
             continue;
         }
         match stage(Path::new(&r.name), &text, true) {
             Ok(tmp) => staged.push((r, tmp)),
             Err(e) => {
-                eprintln!(
+                sayln!(
                     "cf2: error: cannot write `{}`: {}",
                     r.name,
                     write_reason(&r.name, &e)
@@ -169,7 +169,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     }
     for (r, tmp) in staged {
         if let Err(e) = tmp.commit() {
-            eprintln!(
+            sayln!(
                 "cf2: error: cannot write `{}`: {}",
                 r.name,
                 write_reason(&r.name, &e)
@@ -177,18 +177,60 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
             return ExitCode::from(1);
         }
     }
-    let mut out = std::io::stdout().lock();
-    for text in printed {
-        if out.write_all(&text).and_then(|_| out.flush()).is_err() {
+    for (stream, text) in printed {
+        let written = match stream {
+            Stream::Out => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(&text).and_then(|_| out.flush())
+            }
+            Stream::Err => {
+                let mut err = std::io::stderr().lock();
+                err.write_all(&text).and_then(|_| err.flush())
+            }
+        };
+        if let Err(e) = written {
+            // A reader that stopped reading (`| head`) ends the run quietly.
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                let name = match stream {
+                    Stream::Out => "standard output",
+                    Stream::Err => "standard error",
+                };
+                sayln!("cf2: error: cannot write {name}: {e}");
+            }
             return ExitCode::from(1);
         }
     }
     ExitCode::SUCCESS
 }
 
-/// Whether the output `name` is standard output (`-`, `-.json`).
+/// Which of the process's own streams an output that is not a file goes to.
+#[derive(Clone, Copy)]
+enum Stream {
+    Out,
+    Err,
+}
+
+/// `/dev/stdout` and its aliases name the stream this process already has open, maybe a
+/// file the shell redirected it to (`>> log`): it is written into, never replaced by a new
+/// file (which would lose what the file held).
+const STDOUT_ALIASES: &[&str] = &["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"];
+const STDERR_ALIASES: &[&str] = &["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"];
+
+fn standard_stream(name: &str) -> Stream {
+    if STDERR_ALIASES.contains(&name) {
+        Stream::Err
+    } else {
+        Stream::Out
+    }
+}
+
+/// Whether the output `name` is one of the process's standard streams (`-`, `-.json`,
+/// `/dev/stdout`, `/dev/stderr`).
 fn is_stdout(name: &str) -> bool {
-    name == "-" || name.starts_with("-.")
+    name == "-"
+        || name.starts_with("-.")
+        || STDOUT_ALIASES.contains(&name)
+        || STDERR_ALIASES.contains(&name)
 }
 
 /// Checks the output files against one another and against the main `files`, before
@@ -241,7 +283,7 @@ fn write_reason(name: &str, e: &std::io::Error) -> String {
 
 fn print_trace(trace: &[String]) {
     for t in trace {
-        eprintln!("{t}");
+        sayln!("{t}");
     }
 }
 
@@ -302,7 +344,15 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
         found = std::fs::metadata(&target).ok();
     }
     if let Some(meta) = found {
-        if !meta.is_file() && !meta.is_dir() {
+        // Found now, not when the outputs are renamed into place: by then another output
+        // may have been replaced.
+        if meta.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "it is a directory",
+            ));
+        }
+        if !meta.is_file() {
             return Ok(Staged::InPlace(target, data.to_vec()));
         }
     }
@@ -601,7 +651,7 @@ mod tests {
             assert_eq!(reader.join().unwrap(), "piped\n");
             assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
         } else {
-            eprintln!("mkfifo is not available: pipes not tested");
+            sayln!("mkfifo is not available: pipes not tested");
         }
         out.write("link.json", b"linked\n").unwrap();
         assert!(fs::symlink_metadata(dir.join("link.json"))
@@ -656,7 +706,7 @@ mod tests {
         out.write("a.json", b"1").unwrap();
         assert_eq!(out.unnamed(), works);
         if !works {
-            eprintln!("no O_TMPFILE or /proc here: only the fallback is tested");
+            sayln!("no O_TMPFILE or /proc here: only the fallback is tested");
         }
     }
 
@@ -672,7 +722,7 @@ mod tests {
                 out.settle(super::Naming::LinkThroughProc);
             }
             if out.write_new("a.json", b"{}\n").is_err() {
-                eprintln!("no O_TMPFILE or /proc here (refused: {refused})");
+                sayln!("no O_TMPFILE or /proc here (refused: {refused})");
                 continue;
             }
             assert_eq!(names(tmp.path()), ["a.json"]);

@@ -1100,3 +1100,109 @@ fn a_batch_write_error_names_the_output() {
     );
     assert!(root.join("out/web1.json").is_file());
 }
+
+#[test]
+fn format_and_jobs_without_out_dir_are_usage_errors() {
+    // Silently ignored, they would leave the user with cf2 where JSON was asked for.
+    for args in [
+        &["compile", "main.cf2", "--format", "json"][..],
+        &["compile", "main.cf2", "-j", "2"][..],
+    ] {
+        let dir = project(SIMPLE);
+        let o = cf2(dir.path(), args);
+        assert_usage_error(dir.path(), &o, "--out-dir");
+    }
+}
+
+#[test]
+fn an_output_onto_a_directory_replaces_no_other_output() {
+    // The directory is found before any output is renamed into place, whatever the order
+    // of the `-o`s.
+    for order in [["keep.json", "dd"], ["dd", "keep.json"]] {
+        let dir = project(SIMPLE);
+        fs::create_dir(dir.path().join("dd")).unwrap();
+        fs::write(dir.path().join("keep.json"), "old").unwrap();
+        let o = cf2(
+            dir.path(),
+            &["compile", "main.cf2", "-o", order[0], "-o", order[1]],
+        );
+        assert_exit(&o, 1);
+        assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+        assert_eq!(
+            fs::read_to_string(dir.path().join("keep.json")).unwrap(),
+            "old"
+        );
+    }
+}
+
+#[test]
+fn dev_stdout_writes_into_the_redirected_file() {
+    // `-o /dev/stdout >> log` appends to log; replacing /dev/stdout's target by a new file
+    // would lose what log held.
+    let dir = project("A => 1\n");
+    let log = dir.path().join("log.txt");
+    fs::write(&log, "old\n").unwrap();
+    let out = fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let err = fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cf2"))
+        .args([
+            "compile",
+            "main.cf2",
+            "-o",
+            "/dev/stdout",
+            "-o",
+            "/dev/stderr",
+        ])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .stdout(out)
+        .stderr(err)
+        .output()
+        .unwrap();
+    assert_exit(&o, 0);
+    assert_eq!(fs::read_to_string(&log).unwrap(), "old\nA => 1\nA => 1\n");
+}
+
+#[test]
+fn an_unwritable_standard_error_is_not_a_crash() {
+    // `2>/dev/full`: messages are lost, the exit status stays 0 or 1, never a panic's 101.
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        return;
+    }
+    for (source, code) in [
+        ("A => 1\nB => warn(hi)\nB ~(default)> 2\n", 0),
+        ("A => $Nope\n", 1),
+    ] {
+        let dir = project(source);
+        let o = Command::new(env!("CARGO_BIN_EXE_cf2"))
+            .args(["compile", "main.cf2", "-Deval"])
+            .current_dir(dir.path())
+            .stderr(fs::OpenOptions::new().write(true).open(full).unwrap())
+            .output()
+            .unwrap();
+        assert_exit(&o, code);
+    }
+}
+
+#[test]
+fn an_unwritable_standard_output_says_so() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        return;
+    }
+    let dir = project("A => 1\n");
+    let o = Command::new(env!("CARGO_BIN_EXE_cf2"))
+        .args(["compile", "main.cf2"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .stdout(fs::OpenOptions::new().write(true).open(full).unwrap())
+        .output()
+        .unwrap();
+    assert_exit(&o, 1);
+    assert!(
+        stderr(&o).contains("cannot write standard output"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -256,9 +256,9 @@ impl<'a> Evaluator<'a> {
             normal = defs.clone();
         }
         if !finals.is_empty() {
-            if let Some((v, winner)) = self.agreeing(s, &finals, "final")? {
+            if let Some((v, givers)) = self.agreeing(s, &finals, "final")? {
                 outcome.rule("final");
-                outcome.used(&[winner]);
+                outcome.used(&givers);
                 outcome.overridden(&normal);
                 outcome.overridden(&defaults);
                 return Ok((v, outcome));
@@ -267,17 +267,23 @@ impl<'a> Evaluator<'a> {
         let folded = self.fold_set(s, normal.clone(), &mut outcome)?;
         let value = match folded {
             Folded::Undefined => {
-                if let Some((v, winner)) = self.agreeing(s, &defaults, "default")? {
+                // Every other definition was evaluated and gave no value: the fold has
+                // listed each as such, so none is "overridden" here.
+                if let Some((v, givers)) = self.agreeing(s, &defaults, "default")? {
                     outcome.rule("default");
-                    outcome.used(&[winner]);
-                    outcome.overridden(&normal);
+                    outcome.used(&givers);
                     return Ok((v, outcome));
                 }
-                Val::Undef
+                for &d in &defaults {
+                    outcome.undefined(d);
+                }
+                return Ok((Val::Undef, outcome));
             }
             Folded::Plain(v, _) => v,
             Folded::Merge(members) => self.merged_block(s, members),
         };
+        // Defaults that the other definitions made unneeded, never evaluated.
+        outcome.overridden(&defaults);
         Ok((value, outcome))
     }
 
@@ -413,7 +419,8 @@ impl<'a> Evaluator<'a> {
 
     /// Definitions that must all give the same value (`final`s, `default`s); the value
     /// kept among them (as for equal `=>`s), or `None` if all are undefined.
-    fn agreeing(&mut self, s: SlotId, defs: &[DefId], what: &str) -> R<Option<(Val, DefId)>> {
+    /// With the value, every definition that gave it (for the trace), the kept one first.
+    fn agreeing(&mut self, s: SlotId, defs: &[DefId], what: &str) -> R<Option<(Val, Defs)>> {
         let mut found: Vec<(DefId, Val)> = Vec::new();
         for &d in defs {
             let v = self.def_value(d)?;
@@ -444,8 +451,11 @@ impl<'a> Evaluator<'a> {
         let Some(fallback) = found.first().cloned() else {
             return Ok(None);
         };
+        let givers: Defs = found.iter().map(|(d, _)| *d).collect();
         let (d, v) = self.kept_among_equal(found, fallback)?;
-        Ok(Some((v, d)))
+        let mut used: Defs = smallvec::smallvec![d];
+        used.extend(givers.into_iter().filter(|g| *g != d));
+        Ok(Some((v, used)))
     }
 
     /// The priority order among `set`, compared once per fold (see [`Ranking`]).

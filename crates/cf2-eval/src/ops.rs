@@ -293,6 +293,17 @@ impl<'a> Evaluator<'a> {
                     BinaryOp::Mul => x.checked_mul(y),
                     _ => {
                         if y.as_f64() == 0.0 {
+                            // "Division by zero" would tell a secret divisor's value.
+                            if matches!(rv, Val::Secret(_)) {
+                                return Err(EvalError::new(
+                                    Diagnostic::error(
+                                        "`/` failed: the details are not shown, because the \
+                                         right side is a secret",
+                                    )
+                                    .at(r_at)
+                                    .with_label(format!("this is {}", rv.describe())),
+                                ));
+                            }
                             return Err(EvalError::new(
                                 Diagnostic::error("division by zero")
                                     .at(r_at)

@@ -310,13 +310,31 @@ impl Gpg {
     pub fn clearsign(&self, text: &[u8]) -> Result<Vec<u8>, HostError> {
         self.check_home()?;
         // The text goes through a private temporary file, because standard input carries
-        // the pass phrase.
-        let dir = tempfile::Builder::new()
-            .prefix("cf2-sign-")
+        // the pass phrase. Private: the output may hold secrets, and its reader may have
+        // compiled into a directory only they can enter (docs/security.md §6) — a folder
+        // only the user can enter (0700) and a file only they can read (0600), whatever the
+        // umask.
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("cf2-sign-");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o700));
+        }
+        let dir = builder
             .tempdir()
             .map_err(|e| HostError::new(format!("cannot make a temporary folder: {e}")))?;
         let file = dir.path().join("output");
-        std::fs::write(&file, text)
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        options
+            .open(&file)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, text))
             .map_err(|e| HostError::new(format!("cannot write a temporary file: {e}")))?;
         let mut cmd = self.command();
         cmd.args(["--status-fd", "2", "--yes"]);

@@ -226,6 +226,95 @@ table.sort = function(t, comp)
   return sort(t, comp)
 end
 
+-- table.concat joins the elements i..j (j: `#t`) in C. A plain table must hold them all,
+-- so the memory limit bounds it; with a metatable, `__len` can say anything and a C
+-- function as `__index` answers every read without a counted instruction: charged first.
+local concat, maxinteger = table.concat, math.maxinteger
+table.concat = function(t, sep, i, j)
+  if type(t) == "table" and getmetatable(t) ~= nil then
+    local first = tointeger(i == nil and 1 or i)
+    local last = tointeger(j == nil and #t or j)
+    if first and last and last > first then
+      local n = last - first
+      if n < 0 then
+        n = maxinteger -- wrapped around: more than can ever be done
+      end
+      charged(n, 2)
+    end
+  end
+  return concat(t, sep, i, j)
+end
+
+-- A function's result must depend only on its arguments (docs/functions.md), so nothing
+-- may show where the allocator put a value, or the order of Lua's hash table, which is
+-- seeded with addresses: `tostring` of a table or function says only its kind (or its
+-- `__tostring`), `string.format` shows such values the same way and has no `%p`, and
+-- `pairs` visits the keys of a table in a fixed order (numbers, then text, then booleans;
+-- each in increasing order; keys of other kinds last, in Lua's order).
+local rawtostring, find, gsub_, unpack = tostring, string.find, string.gsub, table.unpack
+local function addressed(v)
+  local t = type(v)
+  return t == "table" or t == "function" or t == "thread" or t == "userdata"
+end
+local function shown(v)
+  local s = rawtostring(v)
+  if addressed(v) then
+    local mt = getmetatable(v)
+    if type(mt) ~= "table" or rawget(mt, "__tostring") == nil then
+      s = gsub_(s, ": 0?x?%x+$", "")
+    end
+  end
+  return s
+end
+_ENV.tostring = shown
+string.format = function(fmt, ...)
+  if type(fmt) == "string" and find(fmt, "%%[-+ #0-9.]*p") then
+    error("bad argument #1 to 'format' (`%p` shows an address, which a cf2 function must not depend on)", 2)
+  end
+  local n = select("#", ...)
+  local args = { ... }
+  for k = 1, n do
+    if addressed(args[k]) then
+      args[k] = shown(args[k])
+    end
+  end
+  return format(fmt, unpack(args, 1, n))
+end
+local rawpairs = pairs
+local KIND_ORDER = { number = 1, string = 2, boolean = 3 }
+local function key_before(a, b)
+  local ka, kb = KIND_ORDER[type(a)] or 4, KIND_ORDER[type(b)] or 4
+  if ka ~= kb then
+    return ka < kb
+  end
+  if ka == 1 or ka == 2 then
+    return a < b
+  end
+  if ka == 3 then
+    return (not a) and b
+  end
+  return false
+end
+_ENV.pairs = function(t)
+  local mt = getmetatable(t)
+  if type(t) ~= "table" or (type(mt) == "table" and rawget(mt, "__pairs") ~= nil) then
+    return rawpairs(t)
+  end
+  local keys = {}
+  for k in next, t do
+    keys[#keys + 1] = k
+  end
+  sort(keys, key_before)
+  local i = 0
+  return function()
+    i = i + 1
+    local k = keys[i]
+    if k ~= nil then
+      return k, rawget(t, k)
+    end
+  end, t, nil
+end
+
 -- Values: lists and blocks are tables marked by a metatable; a block remembers the order
 -- in which its members were added (ORDER[block] lists the names).
 local ORDER = setmetatable({}, { __mode = "k" })

@@ -92,9 +92,16 @@ impl<'a> Evaluator<'a> {
                 let Some(arg) = call.args.first() else {
                     return Ok(Val::Undef);
                 };
+                // Something the argument itself names that does not exist (directly or
+                // through a macro's argument) is "not defined"; a missing name met while
+                // evaluating a resource it names is an error in that resource — one that
+                // names the resource it arose in — which must not be hidden
+                // (`fn-defined-does-not-hide-an-error-in-the-resource`).
                 match self.eval(arg, sc) {
                     Ok(v) => Ok(Val::Bool(!v.is_undef())),
-                    Err(e) if e.kind == ErrorKind::Missing => Ok(Val::Bool(false)),
+                    Err(e) if e.kind == ErrorKind::Missing && e.diag.resource.is_none() => {
+                        Ok(Val::Bool(false))
+                    }
                     Err(e) => Err(e),
                 }
             }

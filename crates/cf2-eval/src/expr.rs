@@ -511,7 +511,7 @@ impl<'a> Evaluator<'a> {
                         }
                     };
                     if in_regex {
-                        out.push_str(&fancy_regex::escape(&piece));
+                        out.push_str(&quote_meta(&piece));
                     } else {
                         out.push_str(&piece);
                     }
@@ -898,11 +898,11 @@ fn group_numbers_bounded(pattern: &str) -> Result<(), fancy_regex::Error> {
 ///
 /// A Perl form the engine cannot express is an error rather than a different match.
 fn perl_to_engine(pattern: &str) -> Result<std::borrow::Cow<'_, str>, fancy_regex::Error> {
-    if !pattern.contains(['$', '\\']) && !pattern.contains("(?^") {
+    if !pattern.contains(['$', '\\', '{']) && !pattern.contains("(?^") {
         return Ok(std::borrow::Cow::Borrowed(pattern));
     }
     // The first Perl form the engine cannot express, as written.
-    let mut unsupported: Option<String> = None;
+    let mut unsupported: Option<(String, &str)> = None;
     let mut out = String::with_capacity(pattern.len() + 16);
     let mut chars = pattern.chars().peekable();
     // Depth of character classes, and whether a `]` here would be the first of its class
@@ -946,6 +946,7 @@ fn perl_to_engine(pattern: &str) -> Result<std::borrow::Cow<'_, str>, fancy_rege
                 class -= 1;
             }
             '$' if class == 0 => out.push_str("(?:$|(?=\\n\\z))"),
+            '{' if class == 0 => brace_to_engine(&mut chars, &mut out),
             '(' if class == 0 => {
                 out.push(c);
                 let rest: String = chars.clone().take(3).collect();
@@ -981,13 +982,11 @@ fn perl_to_engine(pattern: &str) -> Result<std::borrow::Cow<'_, str>, fancy_rege
         }
         class_start = false;
     }
-    if let Some(form) = unsupported {
+    if let Some((form, why)) = unsupported {
         let at = pattern.find(&form).unwrap_or(0);
         return Err(fancy_regex::Error::ParseError(
             at,
-            fancy_regex::ParseError::InvalidEscape(format!(
-                "{form} (characters by name are not supported; write \\N{{U+XXXX}})"
-            )),
+            fancy_regex::ParseError::InvalidEscape(format!("{form} ({why})")),
         ));
     }
     if out == pattern {
@@ -1008,7 +1007,7 @@ fn escape_to_engine(
     in_class: bool,
     groups: usize,
     out: &mut String,
-    unsupported: &mut Option<String>,
+    unsupported: &mut Option<(String, &'static str)>,
 ) {
     let char_code = |out: &mut String, code: u32| {
         out.push_str(&format!("\\x{{{code:X}}}"));
@@ -1037,7 +1036,10 @@ fn escape_to_engine(
             {
                 Some(code) => char_code(out, code),
                 None => {
-                    unsupported.get_or_insert(format!("\\N{{{body}}}"));
+                    unsupported.get_or_insert((
+                        format!("\\N{{{body}}}"),
+                        "characters by name are not supported; write \\N{U+XXXX}",
+                    ));
                 }
             }
         }
@@ -1050,7 +1052,7 @@ fn escape_to_engine(
                 }
                 quoted.push(q);
             }
-            out.push_str(&fancy_regex::escape(&quoted));
+            out.push_str(&quote_meta(&quoted));
         }
         // A `\E` without `\Q` is ignored, as in Perl.
         'E' => {}
@@ -1139,11 +1141,79 @@ fn escape_to_engine(
                 }
             }
         }
+        // In Perl an escaped `<` or `>` is the character; the engine reads `\<` and `\>` as
+        // word boundaries.
+        '<' | '>' => out.push(n),
+        // Case changes of what follows (`\u`, `\L...\E`): the engine has none.
+        'u' | 'l' | 'U' | 'L' => {
+            unsupported.get_or_insert((
+                format!("\\{n}"),
+                "case changes are not supported in patterns; write the characters as they are",
+            ));
+        }
         other => {
             out.push('\\');
             out.push(other);
+            // `\p{L}`, `\x{41}`, `\k{name}`, `\b{wb}`: the braces belong to the escape.
+            if other.is_ascii_alphabetic() && chars.peek() == Some(&'{') {
+                out.push('{');
+                out.push_str(&take_braced(chars));
+                out.push('}');
+            }
         }
     }
+}
+
+/// A `{` outside a character class (after it, in `chars`): Perl's quantifiers `{n}`,
+/// `{n,}`, `{n,m}` and (Perl 5.34) `{,m}`, with blanks allowed inside, in the engine's
+/// form; any other `{` is the character, as in Perl (`a{,}`, `x{y}`), which the engine
+/// would read otherwise or refuse.
+fn brace_to_engine(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, out: &mut String) {
+    // A quantifier is short: looking further would make a pattern of many `{` quadratic.
+    let body: String = chars.clone().take(32).take_while(|&c| c != '}').collect();
+    let len = body.chars().count();
+    let closed = chars.clone().nth(len) == Some('}');
+    let compact: String = body.chars().filter(|c| !matches!(c, ' ' | '\t')).collect();
+    let digits = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
+    let quantifier = match compact.split_once(',') {
+        None => digits(&compact),
+        Some((low, high)) => {
+            (digits(low) && (high.is_empty() || digits(high))) || (low.is_empty() && digits(high))
+        }
+    };
+    let follows_something = !out.is_empty() && !out.ends_with(['(', '|']);
+    if closed && quantifier && follows_something {
+        out.push('{');
+        if compact.starts_with(',') {
+            out.push('0');
+        }
+        out.push_str(&compact);
+        out.push('}');
+        for _ in 0..=len {
+            chars.next();
+        }
+    } else {
+        out.push_str("\\{");
+    }
+}
+
+/// Text interpolated into a regex, matched as written (reference §3.1: "meta characters in
+/// the string will be escaped"), as Perl's `quotemeta` does: white space too, which `(?x)`
+/// would otherwise ignore.
+fn quote_meta(text: &str) -> String {
+    let escaped = fancy_regex::escape(text);
+    if !escaped.contains(char::is_whitespace) {
+        return escaped.into_owned();
+    }
+    let mut out = String::with_capacity(escaped.len() + 8);
+    for c in escaped.chars() {
+        if c.is_whitespace() {
+            out.push_str(&format!("\\x{{{:X}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The text of `{...}` at the start of `chars` (which is consumed through the `}`).

@@ -111,7 +111,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     let values = &*Box::leak(values.into_boxed_slice());
     // Known only now: an output must not replace an imported file, or one `read()` read.
     for r in &requests {
-        if is_stdout(&r.name) {
+        if standard_stream(&r.name).is_some() {
             continue;
         }
         if let Some(read) = host.reads(Path::new(&r.name)) {
@@ -151,8 +151,8 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     let mut staged = Vec::new();
     let mut printed = Vec::new();
     for (r, text) in rendered {
-        if is_stdout(&r.name) {
-            printed.push((standard_stream(&r.name), text));
+        if let Some(stream) = standard_stream(&r.name) {
+            printed.push((stream, text));
             continue;
         }
         match stage(Path::new(&r.name), &text, true) {
@@ -178,24 +178,10 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
         }
     }
     for (stream, text) in printed {
-        let written = match stream {
-            Stream::Out => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(&text).and_then(|_| out.flush())
-            }
-            Stream::Err => {
-                let mut err = std::io::stderr().lock();
-                err.write_all(&text).and_then(|_| err.flush())
-            }
-        };
-        if let Err(e) = written {
+        if let Err(e) = stream.write(&text) {
             // A reader that stopped reading (`| head`) ends the run quietly.
             if e.kind() != std::io::ErrorKind::BrokenPipe {
-                let name = match stream {
-                    Stream::Out => "standard output",
-                    Stream::Err => "standard error",
-                };
-                sayln!("cf2: error: cannot write {name}: {e}");
+                sayln!("cf2: error: cannot write {}: {e}", stream.name());
             }
             return ExitCode::from(1);
         }
@@ -210,27 +196,42 @@ enum Stream {
     Err,
 }
 
+impl Stream {
+    fn write(self, text: &[u8]) -> std::io::Result<()> {
+        fn all(mut w: impl Write, text: &[u8]) -> std::io::Result<()> {
+            w.write_all(text)?;
+            w.flush()
+        }
+        match self {
+            Stream::Out => all(std::io::stdout().lock(), text),
+            Stream::Err => all(std::io::stderr().lock(), text),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Stream::Out => "standard output",
+            Stream::Err => "standard error",
+        }
+    }
+}
+
 /// `/dev/stdout` and its aliases name the stream this process already has open, maybe a
 /// file the shell redirected it to (`>> log`): it is written into, never replaced by a new
 /// file (which would lose what the file held).
 const STDOUT_ALIASES: &[&str] = &["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"];
 const STDERR_ALIASES: &[&str] = &["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"];
 
-fn standard_stream(name: &str) -> Stream {
-    if STDERR_ALIASES.contains(&name) {
-        Stream::Err
+/// The standard stream the output `name` is (`-`, `-.json`, `/dev/stdout`, `/dev/stderr`),
+/// if it is one.
+fn standard_stream(name: &str) -> Option<Stream> {
+    if name == "-" || name.starts_with("-.") || STDOUT_ALIASES.contains(&name) {
+        Some(Stream::Out)
+    } else if STDERR_ALIASES.contains(&name) {
+        Some(Stream::Err)
     } else {
-        Stream::Out
+        None
     }
-}
-
-/// Whether the output `name` is one of the process's standard streams (`-`, `-.json`,
-/// `/dev/stdout`, `/dev/stderr`).
-fn is_stdout(name: &str) -> bool {
-    name == "-"
-        || name.starts_with("-.")
-        || STDOUT_ALIASES.contains(&name)
-        || STDERR_ALIASES.contains(&name)
 }
 
 /// Checks the output files against one another and against the main `files`, before
@@ -238,7 +239,10 @@ fn is_stdout(name: &str) -> bool {
 /// that is a main file (it would replace the configuration's source).
 fn check_files(requests: &[Request], files: &[PathBuf]) -> Result<(), String> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let written: Vec<&Request> = requests.iter().filter(|r| !is_stdout(&r.name)).collect();
+    let written: Vec<&Request> = requests
+        .iter()
+        .filter(|r| standard_stream(&r.name).is_none())
+        .collect();
     let paths: Vec<PathBuf> = written.iter().map(|r| PathBuf::from(&r.name)).collect();
     if let Some((i, main)) = sources::main_file_replaced(files, &paths) {
         let name = written.get(i).map_or("", |r| r.name.as_str());

@@ -6,14 +6,18 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn cf2(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cf2"))
-        .args(args)
+    cf2_command(dir, args).output().expect("cf2 runs")
+}
+
+/// The command [`cf2`] runs, for a test that sets its standard streams itself.
+fn cf2_command(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cf2"));
+    c.args(args)
         .current_dir(dir)
         .env_remove("CF2PATH")
         .env_remove("CF2PROJECTS")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("cf2 runs")
+        .env("NO_COLOR", "1");
+    c
 }
 
 fn stdout(o: &Output) -> String {
@@ -1144,17 +1148,15 @@ fn dev_stdout_writes_into_the_redirected_file() {
     fs::write(&log, "old\n").unwrap();
     let out = fs::OpenOptions::new().append(true).open(&log).unwrap();
     let err = fs::OpenOptions::new().append(true).open(&log).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_cf2"))
-        .args([
-            "compile",
-            "main.cf2",
-            "-o",
-            "/dev/stdout",
-            "-o",
-            "/dev/stderr",
-        ])
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
+    let args = [
+        "compile",
+        "main.cf2",
+        "-o",
+        "/dev/stdout",
+        "-o",
+        "/dev/stderr",
+    ];
+    let o = cf2_command(dir.path(), &args)
         .stdout(out)
         .stderr(err)
         .output()
@@ -1175,9 +1177,7 @@ fn an_unwritable_standard_error_is_not_a_crash() {
         ("A => $Nope\n", 1),
     ] {
         let dir = project(source);
-        let o = Command::new(env!("CARGO_BIN_EXE_cf2"))
-            .args(["compile", "main.cf2", "-Deval"])
-            .current_dir(dir.path())
+        let o = cf2_command(dir.path(), &["compile", "main.cf2", "-Deval"])
             .stderr(fs::OpenOptions::new().write(true).open(full).unwrap())
             .output()
             .unwrap();
@@ -1192,10 +1192,7 @@ fn an_unwritable_standard_output_says_so() {
         return;
     }
     let dir = project("A => 1\n");
-    let o = Command::new(env!("CARGO_BIN_EXE_cf2"))
-        .args(["compile", "main.cf2"])
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
+    let o = cf2_command(dir.path(), &["compile", "main.cf2"])
         .stdout(fs::OpenOptions::new().write(true).open(full).unwrap())
         .output()
         .unwrap();

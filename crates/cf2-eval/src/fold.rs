@@ -662,24 +662,29 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Block `kept` with its members in the order `first` (an equal block) lists them: a
-    /// new block holding the same members. Other values as they are.
+    /// new block holding the same members, where the orders differ. Other values as they
+    /// are.
     fn in_order_of(&mut self, kept: Val, first: &Val, at: Span) -> R<Val> {
-        let (Val::Block(k), Val::Block(f)) = (&kept, first) else {
+        let (&Val::Block(k), &Val::Block(f)) = (&kept, first) else {
             return Ok(kept);
         };
-        if !self.same_member_order(&kept, first, at)? {
-            let (k, f) = (*k, *f);
-            let order = self.members(f, at)?;
-            let place = self.block(k).place.clone();
-            let view = self.new_block(place, BlockState::Built);
-            for (name, _) in order {
-                if let Some(&slot) = self.block(k).members.get(&*name) {
-                    self.block_mut(view).members.insert(name, slot);
-                }
-            }
-            return Ok(Val::Block(view));
+        let order = self.members(f, at)?;
+        let kept_order = self.members(k, at)?;
+        if order
+            .iter()
+            .map(|(n, _)| n)
+            .eq(kept_order.iter().map(|(n, _)| n))
+        {
+            return Ok(kept);
         }
-        Ok(kept)
+        let place = self.block(k).place.clone();
+        let view = self.new_block(place, BlockState::Built);
+        for (name, _) in order {
+            if let Some(&slot) = self.block(k).members.get(&*name) {
+                self.block_mut(view).members.insert(name, slot);
+            }
+        }
+        Ok(Val::Block(view))
     }
 
     fn top_kind(&self, tops: &[DefId]) -> TopKind {

@@ -333,56 +333,12 @@ impl<'a> Evaluator<'a> {
         })
     }
 
-    /// Which of two [`Evaluator::equal`] values is kept, so that the choice between equal
-    /// unordered definitions never depends on the order they are read in (reference §4.1):
-    /// `Less` keeps `a`. Equal values may differ in form — an integer or a float, a literal
-    /// or a string, a block's member order — and the output shows the form kept. The
-    /// lower kind rank wins (integer before float, literal before string), list elements
-    /// are compared in order, and blocks by their member names in order, then member by
-    /// member.
-    /// Whether every block in two equal values lists its members in the same order.
-    pub(crate) fn same_member_order(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
-        deep(|| self.same_member_order_inner(a, b, at))
-    }
-
-    fn same_member_order_inner(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
-        Ok(match (a, b) {
-            (Val::Secret(x), _) => return self.same_member_order_inner(&x.value, b, at),
-            (_, Val::Secret(y)) => return self.same_member_order_inner(a, &y.value, at),
-            (Val::List(x), Val::List(y)) => {
-                for (p, q) in x.items.iter().zip(y.items.iter()) {
-                    if !self.same_member_order(p, q, at)? {
-                        return Ok(false);
-                    }
-                }
-                true
-            }
-            (Val::Block(x), Val::Block(y)) => {
-                if x == y {
-                    return Ok(true);
-                }
-                let xm = self.members(*x, at)?;
-                let ym = self.members(*y, at)?;
-                if !xm.iter().map(|(n, _)| n).eq(ym.iter().map(|(n, _)| n)) {
-                    return Ok(false);
-                }
-                for ((_, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
-                    let xv = self.force(*xs)?;
-                    let yv = self.force(*ys)?;
-                    if !self.same_member_order(&xv, &yv, at)? {
-                        return Ok(false);
-                    }
-                }
-                true
-            }
-            _ => true,
-        })
-    }
-
     /// The order of the forms of two equal values (an integer before a float, a literal
-    /// before a string, list elements in turn, block members by name). With `settle_order`,
-    /// blocks of the same forms in another member order are ordered by their member names
-    /// in turn, so that two values compare equal only when they are written alike.
+    /// before a string, list elements in turn, block members by name), so that the choice
+    /// between equal unordered definitions never depends on the order they are read in
+    /// (reference §4.1). With `settle_order`, blocks of the same forms in another member
+    /// order are ordered by their member names in turn, so that two values compare equal
+    /// only when they are written alike.
     pub(crate) fn form_cmp(
         &mut self,
         a: &Val,
@@ -390,23 +346,44 @@ impl<'a> Evaluator<'a> {
         settle_order: bool,
         at: Span,
     ) -> R<std::cmp::Ordering> {
-        deep(|| self.form_cmp_inner(a, b, settle_order, at))
+        let by_form = |a: &Val, b: &Val| crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b));
+        self.structural_cmp(a, b, by_form, settle_order, at)
     }
 
-    fn form_cmp_inner(
+    /// An order of values that goes into lists (element by element, then by length) and
+    /// blocks (by their member names, sorted, then their values in the order of the
+    /// names; with `settle_order`, then by the names in member order), and orders any
+    /// other pair, secrets by what they hold, with `leaf`.
+    pub(crate) fn structural_cmp(
         &mut self,
         a: &Val,
         b: &Val,
+        leaf: fn(&Val, &Val) -> std::cmp::Ordering,
+        settle_order: bool,
+        at: Span,
+    ) -> R<std::cmp::Ordering> {
+        deep(|| self.structural_cmp_inner(a, b, leaf, settle_order, at))
+    }
+
+    fn structural_cmp_inner(
+        &mut self,
+        a: &Val,
+        b: &Val,
+        leaf: fn(&Val, &Val) -> std::cmp::Ordering,
         settle_order: bool,
         at: Span,
     ) -> R<std::cmp::Ordering> {
         use std::cmp::Ordering;
         Ok(match (a, b) {
-            (Val::Secret(x), _) => return self.form_cmp_inner(&x.value, b, settle_order, at),
-            (_, Val::Secret(y)) => return self.form_cmp_inner(a, &y.value, settle_order, at),
+            (Val::Secret(x), _) => {
+                return self.structural_cmp_inner(&x.value, b, leaf, settle_order, at)
+            }
+            (_, Val::Secret(y)) => {
+                return self.structural_cmp_inner(a, &y.value, leaf, settle_order, at)
+            }
             (Val::List(x), Val::List(y)) => {
                 for (p, q) in x.items.iter().zip(y.items.iter()) {
-                    let c = self.form_cmp(p, q, settle_order, at)?;
+                    let c = self.structural_cmp(p, q, leaf, settle_order, at)?;
                     if c != Ordering::Equal {
                         return Ok(c);
                     }
@@ -417,8 +394,8 @@ impl<'a> Evaluator<'a> {
                 if x == y {
                     return Ok(Ordering::Equal);
                 }
-                // By name, not in member order: the form chosen must not depend on the
-                // order in which each block lists its members.
+                // By name, not in member order: the order must not depend on the order in
+                // which each block lists its members.
                 let (xm, ym) = (self.members_by_name(*x, at)?, self.members_by_name(*y, at)?);
                 let names = xm
                     .iter()
@@ -430,7 +407,7 @@ impl<'a> Evaluator<'a> {
                 for ((_, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
                     let xv = self.force(*xs)?;
                     let yv = self.force(*ys)?;
-                    let c = self.form_cmp(&xv, &yv, settle_order, at)?;
+                    let c = self.structural_cmp(&xv, &yv, leaf, settle_order, at)?;
                     if c != Ordering::Equal {
                         return Ok(c);
                     }
@@ -438,14 +415,14 @@ impl<'a> Evaluator<'a> {
                 if !settle_order {
                     return Ok(Ordering::Equal);
                 }
-                // The same forms in another member order: the order of the names settles
+                // The same content in another member order: the order of the names settles
                 // it, so that which was read first does not.
                 let (xm, ym) = (self.members(*x, at)?, self.members(*y, at)?);
                 xm.iter()
                     .map(|(n, _)| &**n)
                     .cmp(ym.iter().map(|(n, _)| &**n))
             }
-            _ => crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b)),
+            _ => leaf(a, b),
         })
     }
 }

@@ -310,61 +310,29 @@ impl<'a> Evaluator<'a> {
     /// blocks; each by its content (lists element by element, blocks by their member
     /// names, then their values in the order of the names). Equal values compare equal.
     fn union_cmp(&mut self, a: &Val, b: &Val, at: Span) -> R<Ordering> {
-        crate::eval::deep(|| self.union_cmp_inner(a, b, at))
+        self.structural_cmp(a, b, union_scalar_cmp, false, at)
     }
+}
 
-    fn union_cmp_inner(&mut self, a: &Val, b: &Val, at: Span) -> R<Ordering> {
-        fn rank(v: &Val) -> u8 {
-            match v {
-                Val::Num(_) => 0,
-                Val::Lit(_) | Val::Str(_) => 1,
-                Val::Bool(_) => 2,
-                Val::Regex(_) => 3,
-                Val::List(_) => 4,
-                Val::Block(_) => 5,
-                Val::Undef | Val::Secret(_) => 6,
-            }
+/// [`Evaluator::union_cmp`] of two values that are not both lists or both blocks.
+fn union_scalar_cmp(a: &Val, b: &Val) -> Ordering {
+    fn rank(v: &Val) -> u8 {
+        match v {
+            Val::Num(_) => 0,
+            Val::Lit(_) | Val::Str(_) => 1,
+            Val::Bool(_) => 2,
+            Val::Regex(_) => 3,
+            Val::List(_) => 4,
+            Val::Block(_) => 5,
+            Val::Undef | Val::Secret(_) => 6,
         }
-        Ok(match (a, b) {
-            (Val::Secret(x), _) => return self.union_cmp_inner(&x.value, b, at),
-            (_, Val::Secret(y)) => return self.union_cmp_inner(a, &y.value, at),
-            (Val::Num(x), Val::Num(y)) => x.compare(*y).unwrap_or(Ordering::Equal),
-            (Val::Lit(x) | Val::Str(x), Val::Lit(y) | Val::Str(y)) => x.cmp(y),
-            (Val::Bool(x), Val::Bool(y)) => x.cmp(y),
-            (Val::Regex(x), Val::Regex(y)) => x.cmp(y),
-            (Val::List(x), Val::List(y)) => {
-                for (p, q) in x.items.iter().zip(y.items.iter()) {
-                    let c = self.union_cmp(p, q, at)?;
-                    if c != Ordering::Equal {
-                        return Ok(c);
-                    }
-                }
-                x.items.len().cmp(&y.items.len())
-            }
-            (Val::Block(x), Val::Block(y)) => {
-                if x == y {
-                    return Ok(Ordering::Equal);
-                }
-                let (xm, ym) = (self.members_by_name(*x, at)?, self.members_by_name(*y, at)?);
-                let names = xm
-                    .iter()
-                    .map(|(n, _)| &**n)
-                    .cmp(ym.iter().map(|(n, _)| &**n));
-                if names != Ordering::Equal {
-                    return Ok(names);
-                }
-                for ((_, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
-                    let xv = self.force(*xs)?;
-                    let yv = self.force(*ys)?;
-                    let c = self.union_cmp(&xv, &yv, at)?;
-                    if c != Ordering::Equal {
-                        return Ok(c);
-                    }
-                }
-                Ordering::Equal
-            }
-            _ => rank(a).cmp(&rank(b)),
-        })
+    }
+    match (a, b) {
+        (Val::Num(x), Val::Num(y)) => x.compare(*y).unwrap_or(Ordering::Equal),
+        (Val::Lit(x) | Val::Str(x), Val::Lit(y) | Val::Str(y)) => x.cmp(y),
+        (Val::Bool(x), Val::Bool(y)) => x.cmp(y),
+        (Val::Regex(x), Val::Regex(y)) => x.cmp(y),
+        _ => rank(a).cmp(&rank(b)),
     }
 }
 
@@ -374,16 +342,18 @@ impl<'a> Evaluator<'a> {
 /// is not associative: `0.1 + 0.2 + 0.3` and `0.3 + 0.2 + 0.1` differ in the last bit).
 /// `None` if the result is out of range.
 fn order_free_sum(mut numbers: Vec<Number>) -> Option<Number> {
-    let ints: Option<i128> = numbers.iter().try_fold(0i128, |total, n| match n {
-        Number::Int(i) => total.checked_add(i128::from(*i)),
-        Number::Float(_) => None,
-    });
-    if let Some(total) = ints {
+    let ints: Option<Vec<i64>> = numbers
+        .iter()
+        .map(|n| match n {
+            Number::Int(i) => Some(*i),
+            Number::Float(_) => None,
+        })
+        .collect();
+    if let Some(ints) = ints {
+        let total = ints
+            .iter()
+            .try_fold(0i128, |total, &i| total.checked_add(i128::from(i)))?;
         return i64::try_from(total).ok().map(Number::Int);
-    }
-    if numbers.iter().all(|n| matches!(n, Number::Int(_))) {
-        // Only an i128 overflow could get here: out of range either way.
-        return None;
     }
     numbers.sort_by(|a, b| a.as_f64().total_cmp(&b.as_f64()));
     Number::normalize_float(numbers.iter().map(|n| n.as_f64()).sum())

@@ -281,6 +281,17 @@ string.format = function(fmt, ...)
   return format(fmt, unpack(args, 1, n))
 end
 local rawpairs = pairs
+-- The iterator of `pairs` over table `t`, visiting `keys` in turn.
+local function in_turn(t, keys)
+  local i = 0
+  return function()
+    i = i + 1
+    local k = keys[i]
+    if k ~= nil then
+      return k, rawget(t, k)
+    end
+  end, t, nil
+end
 local KIND_ORDER = { number = 1, string = 2, boolean = 3 }
 local function key_before(a, b)
   local ka, kb = KIND_ORDER[type(a)] or 4, KIND_ORDER[type(b)] or 4
@@ -305,14 +316,7 @@ _ENV.pairs = function(t)
     keys[#keys + 1] = k
   end
   sort(keys, key_before)
-  local i = 0
-  return function()
-    i = i + 1
-    local k = keys[i]
-    if k ~= nil then
-      return k, rawget(t, k)
-    end
-  end, t, nil
+  return in_turn(t, keys)
 end
 
 -- Values: lists and blocks are tables marked by a metatable; a block remembers the order
@@ -355,14 +359,7 @@ BLOCK.__newindex = function(t, k, v)
   end
 end
 BLOCK.__pairs = function(t)
-  local keys, i = block_keys(t), 0
-  return function()
-    i = i + 1
-    local k = keys[i]
-    if k ~= nil then
-      return k, rawget(t, k)
-    end
-  end, t, nil
+  return in_turn(t, block_keys(t))
 end
 STRING.__tostring = function(s)
   return rawget(s, "text")

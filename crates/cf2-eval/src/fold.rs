@@ -922,19 +922,23 @@ impl<'a> Evaluator<'a> {
             .collect();
         for r in copies {
             let v = self.def_value(r)?;
-            let mut same = false;
-            for (t, tv) in values.iter() {
-                if self.same_statement(*t, r) && self.equal(tv, &v, self.def(r).site)? {
-                    same = true;
-                    break;
-                }
-            }
-            if same {
+            if self.copy_of_one(values, r, &v)? {
                 rest.retain(|x| *x != r);
                 out.repeated(r);
             }
         }
         Ok(())
+    }
+
+    /// Whether definition `d`, giving `v`, is a copy of one of `kept` (the same statement
+    /// reached along another path, giving an equal value).
+    fn copy_of_one(&mut self, kept: &[(DefId, Val)], d: DefId, v: &Val) -> R<bool> {
+        for (k, kv) in kept {
+            if self.same_statement(*k, d) && self.equal(kv, v, self.def(d).site)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Unordered tops that a mutation function combines, with each definition reached
@@ -955,14 +959,7 @@ impl<'a> Evaluator<'a> {
         }
         let mut kept = TopValues::new();
         for (d, v) in values {
-            let mut copy = false;
-            for (k, kv) in &kept {
-                if self.same_statement(*k, d) && self.equal(kv, &v, self.def(d).site)? {
-                    copy = true;
-                    break;
-                }
-            }
-            if !copy {
+            if !self.copy_of_one(&kept, d, &v)? {
                 kept.push((d, v));
             }
         }

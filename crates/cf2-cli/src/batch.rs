@@ -68,8 +68,16 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             return ExitCode::from(1);
         }
     };
-    // Every file read is recorded, so that no output replaces one.
-    let host = Recorded::new(cf2::Secured::new(cf2::OsHost, security));
+    let out_dir = listed.unwrap_or_else(|| OutDir::open(dir));
+    // Every file read is recorded, so that no output replaces one; the outputs that are
+    // new are invisible to every host, so what one host reads never depends on whether
+    // another has been written yet.
+    let new_outputs = args
+        .files
+        .iter()
+        .map(|file| format!("{}.{ext}", stem(file)))
+        .filter(|name| !out_dir.listed(name));
+    let host = Recorded::new(cf2::Secured::new(cf2::OsHost, security)).hiding(dir, new_outputs);
     // Imported files are parsed once for the whole batch; each host's own file lives in a
     // child loader freed after that host, so memory does not grow with the fleet.
     let shared = std::sync::Arc::new(Loader::new());
@@ -85,7 +93,6 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     } else {
         None
     };
-    let out_dir = listed.unwrap_or_else(|| OutDir::open(dir));
     // Each host's messages are kept, in the inputs' order, and printed once all are done:
     // the output does not depend on which thread finished first, and a diagnostic that
     // several hosts share (an error in an aspect they all import) is printed once.
@@ -244,6 +251,10 @@ impl Batch<'_> {
         match evaluate_into(host, &loader, Main::File(file), opts, &mut renderer) {
             Ok(e) => {
                 messages.extend(e.warnings.iter().map(diagnostic));
+                // Each host's trace is headed by its file: hosts share resource names.
+                if !e.trace.is_empty() {
+                    messages.push(Message::Plain(format!("-Deval: {}\n", file.display())));
+                }
                 for t in &e.trace {
                     messages.push(Message::Plain(format!("{t}\n")));
                 }

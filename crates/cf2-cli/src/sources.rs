@@ -42,6 +42,15 @@ pub fn key(path: &Path) -> Option<Key> {
 pub struct Recorded<H> {
     pub host: H,
     reads: Mutex<Reads>,
+    /// The outputs a batch creates, which no host of it may see (see [`Recorded::hiding`]).
+    hidden: Option<NewOutputs>,
+}
+
+/// Files a batch writes that were not there when it started: the directory (canonical) and
+/// the names.
+struct NewOutputs {
+    dir: PathBuf,
+    names: std::collections::HashSet<std::ffi::OsString>,
 }
 
 #[derive(Default)]
@@ -59,7 +68,43 @@ impl<H: Host> Recorded<H> {
         Recorded {
             host,
             reads: Mutex::new(Reads::default()),
+            hidden: None,
         }
+    }
+
+    /// The same host, for which the files `names` in `dir` do not exist: the outputs a
+    /// batch creates. Otherwise a host importing `common` from the working directory
+    /// would find the `common.cf2` another host of the same batch has just written, or
+    /// not, depending on which thread came first.
+    pub fn hiding(mut self, dir: &Path, names: impl IntoIterator<Item = String>) -> Recorded<H> {
+        let names: std::collections::HashSet<std::ffi::OsString> =
+            names.into_iter().map(Into::into).collect();
+        if let (false, Ok(dir)) = (names.is_empty(), self.host.canonicalize(dir)) {
+            self.hidden = Some(NewOutputs { dir, names });
+        }
+        self
+    }
+
+    /// Whether `path` is one of the hidden outputs. Only a path with one of their names
+    /// costs a look at its directory.
+    fn is_hidden(&self, path: &Path) -> bool {
+        let Some(hidden) = &self.hidden else {
+            return false;
+        };
+        let (Some(name), Some(parent)) = (path.file_name(), path.parent()) else {
+            return false;
+        };
+        if !hidden.names.contains(name) {
+            return false;
+        }
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        self.host
+            .canonicalize(parent)
+            .is_ok_and(|dir| dir == hidden.dir)
     }
 
     fn record(&self, path: &Path) {
@@ -84,13 +129,16 @@ impl<H: Host> Recorded<H> {
 
 impl<H: Host> Host for Recorded<H> {
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
+        if self.is_hidden(path) {
+            return Err(io::ErrorKind::NotFound.into());
+        }
         let bytes = self.host.read_file(path)?;
         self.record(path);
         Ok(bytes)
     }
 
     fn is_file(&self, path: &Path) -> bool {
-        self.host.is_file(path)
+        self.host.is_file(path) && !self.is_hidden(path)
     }
 
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
@@ -102,13 +150,18 @@ impl<H: Host> Host for Recorded<H> {
     }
 
     fn read_file_unless_link(&self, path: &Path) -> Option<Vec<u8>> {
+        if self.is_hidden(path) {
+            return None;
+        }
         let bytes = self.host.read_file_unless_link(path)?;
         self.record(path);
         Some(bytes)
     }
 
     fn list_dir(&self, dir: &Path) -> Vec<String> {
-        self.host.list_dir(dir)
+        let mut names = self.host.list_dir(dir);
+        names.retain(|n| !self.is_hidden(&dir.join(n)));
+        names
     }
 
     fn env_var(&self, name: &str) -> Option<String> {

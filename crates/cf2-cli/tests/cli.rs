@@ -1203,3 +1203,64 @@ fn an_unwritable_standard_output_says_so() {
         stderr(&o)
     );
 }
+
+/// A batch's new outputs are invisible to its hosts: run from the output directory,
+/// `import(common)` in one host must not find the `common.cf2` another host has just
+/// written (the working directory is searched first), whichever was compiled first.
+#[test]
+fn a_batch_never_reads_an_output_it_creates() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            ("hosts/common.cf2", "Base => shared\nprivate Hidden => 1\n"),
+            ("hosts/web.cf2", "import(common)\nWeb => $Hidden\n"),
+        ],
+    );
+    for order in [
+        ["hosts/common.cf2", "hosts/web.cf2"],
+        ["hosts/web.cf2", "hosts/common.cf2"],
+    ] {
+        let _ = fs::remove_file(root.join("common.cf2"));
+        let _ = fs::remove_file(root.join("web.cf2"));
+        let mut args = vec!["compile"];
+        args.extend(order);
+        args.extend(["--out-dir", ".", "--format", "cf2", "-j", "1"]);
+        let o = cf2(root, &args);
+        assert_exit(&o, 0);
+        let web = fs::read_to_string(root.join("web.cf2")).unwrap();
+        assert_eq!(web, "Base => shared\nWeb => 1\n", "{order:?}");
+    }
+}
+
+/// In a batch, each host's `-Deval` trace is headed by its file: hosts share resource names.
+#[test]
+fn a_batch_trace_names_each_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            ("common.cf2", "Port ~(max)> 80\n"),
+            ("web1.cf2", "import(common)\nPort ~(max)> 8080\n"),
+            ("web2.cf2", "import(common)\n"),
+        ],
+    );
+    let o = cf2(
+        root,
+        &[
+            "compile",
+            "web1.cf2",
+            "web2.cf2",
+            "--out-dir",
+            "out",
+            "-Deval",
+        ],
+    );
+    assert_exit(&o, 0);
+    let err = stderr(&o);
+    let web1 = err.find("-Deval: web1.cf2\neval: Port = 8080");
+    let web2 = err.find("-Deval: web2.cf2\neval: Port = 80  ");
+    assert!(web1.is_some() && web2 > web1, "{err}");
+}

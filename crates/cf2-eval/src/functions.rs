@@ -368,9 +368,12 @@ impl<'a> Evaluator<'a> {
         }
         let index = match v {
             Val::Num(Number::Int(i)) => usize::try_from(*i).ok(),
-            Val::Lit(s) | Val::Str(s) => match s.parse::<usize>() {
-                Ok(i) => Some(i),
-                Err(_) => caps.names.iter().find(|(n, _)| **n == **s).map(|(_, i)| *i),
+            // Text that spells a number is that number, as everywhere else (`' 2'` is 2,
+            // `'+1'` is not a number); any other text names a group.
+            Val::Lit(s) | Val::Str(s) => match numeric(v) {
+                Some(Number::Int(i)) => usize::try_from(i).ok(),
+                Some(Number::Float(_)) => None,
+                None => caps.names.iter().find(|(n, _)| **n == **s).map(|(_, i)| *i),
             },
             _ => None,
         };

@@ -670,7 +670,29 @@ impl<'a> Evaluator<'a> {
             let asc = PathBuf::from(format!("{text}.asc"));
             (text.ends_with(".cf2") && self.host.is_file(&asc)).then_some((text.to_string(), asc))
         });
-        if let Some((cf2, asc)) = asc {
+        // `read('conf')` where `conf` is a directory: the name is there, but is no file.
+        // Not said when the compile is confined (`--allow-dir`), as for "did you mean".
+        let not_a_file = tried.iter().find(|p| {
+            self.opts.allowed_dirs.is_empty()
+                && match (p.parent(), p.file_name().and_then(|n| n.to_str())) {
+                    (Some(dir), Some(n)) => self
+                        .host
+                        .list_dir(if dir.as_os_str().is_empty() {
+                            Path::new(".")
+                        } else {
+                            dir
+                        })
+                        .iter()
+                        .any(|listed| listed == n),
+                    _ => false,
+                }
+        });
+        if let Some(p) = not_a_file {
+            d = d.hint(format!(
+                "`{}` is there but is not a regular file (a directory?)",
+                p.display()
+            ));
+        } else if let Some((cf2, asc)) = asc {
             d = d.hint(format!(
                 "`{}` is there: gpg --clearsign adds `.asc` to the name; rename it to `{cf2}`",
                 asc.display()

@@ -4,7 +4,7 @@
 
 use crate::eval::Evaluator;
 use crate::model::{Body, DefId, Place, SlotId, SlotState};
-use crate::val::Val;
+use crate::val::{quoted_preview, Val};
 use cf2_syntax::Sources;
 
 /// How one resource got its value: the foundation of `-Deval` and of `explain`.
@@ -183,16 +183,21 @@ pub fn render_trace(p: &Provenance) -> String {
     entry
 }
 
-/// A value as the trace shows it: scalars in full (shortened), short lists of scalars
-/// inline, other lists and blocks by their size.
+/// A value as the trace shows it: scalars in full (shortened), a string in `"` and a
+/// literal in `'` so that the kind shows, short lists of scalars inline, other lists and
+/// blocks by their size.
 pub(crate) fn preview(v: &Val) -> String {
+    let scalar = |x: &Val| match x {
+        Val::Str(s) => quoted_preview(s, '"'),
+        other => other.describe(),
+    };
     if let Val::List(l) = v {
         let parts: Vec<String> = l
             .items
             .iter()
             .map(|x| match x {
                 Val::List(_) | Val::Block(_) => None,
-                other => Some(other.describe()),
+                other => Some(scalar(other)),
             })
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default();
@@ -201,5 +206,5 @@ pub(crate) fn preview(v: &Val) -> String {
             return format!("[{joined}]");
         }
     }
-    v.describe()
+    scalar(v)
 }

@@ -117,11 +117,7 @@ impl Val {
     pub fn describe(&self) -> String {
         match self {
             Val::Undef => "?".to_string(),
-            Val::Lit(s) | Val::Str(s) => {
-                let short: String = s.chars().take(60).collect();
-                let more = if s.chars().count() > 60 { "…" } else { "" };
-                format!("'{}{}'", short.replace('\n', "\\n"), more)
-            }
+            Val::Lit(s) | Val::Str(s) => quoted_preview(s, '\''),
             Val::Num(n) => n.to_string(),
             Val::Bool(b) => b.to_string(),
             Val::Regex(r) => format!("/{r}/"),
@@ -134,6 +130,27 @@ impl Val {
             Val::Secret(s) => redacted(&s.origin, s.derived),
         }
     }
+}
+
+/// Text as messages and traces show it: between `quote`s, shortened to 60 characters, with
+/// line ends, tabs and other control characters escaped so that a message stays one line.
+pub(crate) fn quoted_preview(s: &str, quote: char) -> String {
+    let mut out = String::with_capacity(s.len().min(64) + 2);
+    out.push(quote);
+    for c in s.chars().take(60) {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\x{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    if s.chars().nth(60).is_some() {
+        out.push('…');
+    }
+    out.push(quote);
+    out
 }
 
 /// How messages and traces show a secret.

@@ -10,15 +10,15 @@
 //! - A literal is bare where the lexer reads it back as the same literal, else
 //!   `'...'` with `\\`, `\'`, `\n` and `\t` escaped.
 //! - A string is `"..."` with `\\`, `\"`, `\n`, `\t` and `\$` escaped (`${` would interpolate).
-//! - A number is written by [`Number`]'s `Display` (a float always has a `.`); the one integer
-//!   whose magnitude has no `i64`, -9223372036854775808, is written
-//!   `(-9223372036854775807 - 1)`.
+//! - A number is written by [`Number`]'s `Display` (a float always has a `.`), the smallest
+//!   integer too: the parser reads a `-` written against a number as part of it, so
+//!   `-9223372036854775808` is that integer, not the negation of one too big.
 //! - A regex is `/pattern/` with each unescaped `/` written `\/`, a line end `\n`,
 //!   and `${` written `$\{` (which matches the same); the empty pattern is written `/(?:)/`
 //!   (`//` would start a comment).
 //! - Text holding a NUL character cannot be written (CF2 source cannot hold one): an error.
 
-use cf2_value::{Block, Number, Value};
+use cf2_value::{Block, Value};
 
 use crate::names::{is_bare_literal, is_resource_name};
 use crate::{indent, is_scalar, join_path, Format, OutputError, LINE_WIDTH};
@@ -170,7 +170,7 @@ fn scalar(out: &mut String, value: &Value) {
     match value {
         Value::Literal(s) => literal(out, s),
         Value::String(s) => string(out, s),
-        Value::Number(n) => number(out, *n),
+        Value::Number(n) => out.push_str(&n.to_string()),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Regex(p) => regex(out, p),
         Value::List(_) | Value::Block(_) => {}
@@ -208,14 +208,6 @@ fn string(out: &mut String, s: &str) {
         }
     }
     out.push('"');
-}
-
-fn number(out: &mut String, n: Number) {
-    match n {
-        // `-9223372036854775808` would be the negation of a number too big for an integer.
-        Number::Int(i64::MIN) => out.push_str("(-9223372036854775807 - 1)"),
-        n => out.push_str(&n.to_string()),
-    }
 }
 
 fn regex(out: &mut String, pattern: &str) {

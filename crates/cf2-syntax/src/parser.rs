@@ -1010,14 +1010,7 @@ impl<'a> Parser<'a> {
                 while self.cont(is_dot) {
                     let dot = self.bump();
                     self.skip_nl();
-                    if let Some(minus) = self.signed_number_next() {
-                        // `$L.-1`: Appendix A's `Number` has its sign (`/\-?\d+.../`).
-                        self.bump();
-                        let num = self.bump();
-                        self.number(num, Some(minus));
-                    } else {
-                        self.value(true)?;
-                    }
+                    self.selector()?;
                     self.reduce_select(dot)?;
                 }
             }
@@ -1026,6 +1019,19 @@ impl<'a> Parser<'a> {
             self.reduce_unary(op, t)?;
         }
         Ok(())
+    }
+
+    /// The value after a selector's `.`, in an expression or in `${...}`.
+    fn selector(&mut self) -> R<()> {
+        if let Some(minus) = self.signed_number_next() {
+            // `$L.-1`: Appendix A's `Number` has its sign (`/\-?\d+.../`).
+            self.bump();
+            let num = self.bump();
+            self.number(num, Some(minus));
+            Ok(())
+        } else {
+            self.value(true)
+        }
     }
 
     #[inline(never)]
@@ -1552,7 +1558,7 @@ impl<'a> Parser<'a> {
             if next.kind == Tok::Dollar {
                 return Err(self.fail(E::InterpNotClosed(dollar, next)));
             }
-            self.value(true)?;
+            self.selector()?;
             self.reduce_select(dot)?;
         }
         let close = self.peek();

@@ -54,6 +54,10 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             ));
         }
     }
+    // Named wrongly on the command line, not a failed compile: exit 2.
+    if dir.exists() && !dir.is_dir() {
+        return usage_error(&format!("--out-dir `{}` is not a directory", dir.display()));
+    }
     if let Err(e) = std::fs::create_dir_all(dir) {
         sayln!("cf2: error: cannot create `{}`: {e}", dir.display());
         return ExitCode::from(1);

@@ -1264,3 +1264,14 @@ fn a_batch_trace_names_each_host() {
     let web2 = err.find("-Deval: web2.cf2\neval: Port = 80  ");
     assert!(web1.is_some() && web2 > web1, "{err}");
 }
+
+/// `--out-dir` naming a file is a wrong command line (exit 2), said as such.
+#[test]
+fn out_dir_naming_a_file_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "--out-dir", "main.cf2"],
+    );
+    assert_usage_error(dir.path(), &o, "--out-dir `main.cf2` is not a directory");
+}

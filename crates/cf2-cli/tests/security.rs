@@ -203,6 +203,19 @@ fn signed_imports_through_the_command_line() {
         "{}",
         err(&o)
     );
+    // A signed main file changed after signing: compiled, not imported, so said so.
+    let signed = ring
+        .clearsign(&alice, "A => 1\n")
+        .replace("A => 1", "A => 2");
+    fs::write(dir.path().join("tampered.cf2"), signed).unwrap();
+    let o = cf2(dir.path(), &["tampered.cf2", "--gpghome", &h], &[]);
+    exit(&o, 1);
+    assert!(
+        err(&o)
+            .contains("error: cannot compile `tampered.cf2`: the signature by `Alice <alice@org>`"),
+        "{}",
+        err(&o)
+    );
     // Another keyring does not know Alice.
     let other = Keyring::new();
     let oh = home(&other);

@@ -92,6 +92,9 @@ pub struct Evaluator<'a> {
     /// members they have was read too. With where it was first looked at whole, and
     /// whether private members were seen (a function gets them; an output only with `-p`).
     pub(crate) inline_whole: HashMap<BlockId, (Span, bool)>,
+    /// Resources a custom mutation function left undefined (its `mutate` gave `nil`): the
+    /// function and its first top definition, for the message if one reaches the output.
+    pub(crate) undefined_by_function: HashMap<SlotId, (String, Span)>,
     /// The directory of the main file (the default project directory).
     pub(crate) main_dir: std::path::PathBuf,
     /// The main file (set once it is loaded): where messages about the configuration as a
@@ -184,6 +187,7 @@ impl<'a> Evaluator<'a> {
             inline_deep_reads: HashMap::default(),
             inline_seen: HashSet::default(),
             inline_whole: HashMap::default(),
+            undefined_by_function: HashMap::default(),
             main_dir: std::path::PathBuf::new(),
             main_file: None,
             cwd: loader.working_dir(host),

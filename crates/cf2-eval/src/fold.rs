@@ -835,7 +835,13 @@ impl<'a> Evaluator<'a> {
                         })?
                     } else {
                         let values = values.into_vec();
-                        self.apply_mutator(s, &name, &tops, values, (below, below_def), site)?
+                        let v =
+                            self.apply_mutator(s, &name, &tops, values, (below, below_def), site)?;
+                        if let (Val::Undef, Some(site)) = (&v, site) {
+                            self.undefined_by_function
+                                .insert(s, (name.to_string(), site));
+                        }
+                        v
                     };
                     Ok(Folded::Plain(v, None))
                 }

@@ -242,6 +242,20 @@ impl<'a> Evaluator<'a> {
     /// A resource with no value reached the output (clarifications §5).
     pub(crate) fn undefined_error(&self, s: SlotId) -> EvalError {
         let path = self.slot_path(s);
+        if let Some((name, site)) = self.undefined_by_function.get(&s) {
+            // The definitions gave values; the function combining them gave none.
+            return EvalError::new(
+                Diagnostic::error(format!(
+                    "`{path}` is undefined: the mutation function `{name}` gave no value"
+                ))
+                .resource(path.to_string())
+                .at(*site)
+                .with_label(format!("`{name}` combined the values into none here"))
+                .hint(format!(
+                    "a `nil` result is undefined: make `mutate` in `{name}` return the combined value"
+                )),
+            );
+        }
         let mut declared = false;
         let mut d = Diagnostic::error(format!(
             "`{path}` is undefined: no definition gives it a value"

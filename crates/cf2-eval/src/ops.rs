@@ -46,7 +46,7 @@ fn type_error(op: &str, side: &str, v: &Val, want: &str, at: Span) -> EvalError 
     EvalError::new(d)
 }
 
-fn describe_kind(v: &Val) -> String {
+pub(crate) fn describe_kind(v: &Val) -> String {
     match v {
         Val::Lit(_) | Val::Str(_) => format!("text {}", v.describe()),
         Val::Num(_) => format!("the number {}", v.describe()),

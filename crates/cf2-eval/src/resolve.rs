@@ -164,13 +164,25 @@ impl<'a> Evaluator<'a> {
                     .hint("name who may sign the file: `import(f, 'user@org')`"),
             )),
             Some(l) => Ok(l),
-            None => Err(EvalError::new(
-                Diagnostic::error(format!(
-                    "the signers of an import must be text or a list of text, but this is {}",
-                    v.describe()
+            None => {
+                // In a list, the element that is not text is the one to name.
+                let culprit = match v {
+                    Val::List(l) => l
+                        .items
+                        .iter()
+                        .enumerate()
+                        .find(|(_, x)| x.text().is_none())
+                        .map(|(i, x)| format!("element {i} is {}", crate::ops::describe_kind(x))),
+                    _ => None,
+                };
+                let what = culprit.unwrap_or_else(|| format!("this is {}", v.describe()));
+                Err(EvalError::new(
+                    Diagnostic::error(format!(
+                        "the signers of an import must be text or a list of text, but {what}"
+                    ))
+                    .at(at),
                 ))
-                .at(at),
-            )),
+            }
         }
     }
 
@@ -229,7 +241,8 @@ impl<'a> Evaluator<'a> {
                 if is_clearsigned(&bytes) {
                     let signed = self.host.verify_signed(&canonical, &bytes).map_err(|e| {
                         let at = signers.map(|(_, s)| s).or(at);
-                        let mut d = Diagnostic::error(format!("cannot import `{display}`: {e}"));
+                        let verb = if at.is_some() { "import" } else { "compile" };
+                        let mut d = Diagnostic::error(format!("cannot {verb} `{display}`: {e}"));
                         if let Some(at) = at {
                             d = d.at(at).with_label("the signature is checked here");
                         }
@@ -285,9 +298,11 @@ impl<'a> Evaluator<'a> {
             )),
             (Some(sig), None) => {
                 if sig.signers.is_empty() {
+                    // The main file is compiled, not imported.
+                    let verb = if at.is_some() { "import" } else { "compile" };
                     return Err(EvalError::new(unusable(
                         err(
-                            format!("cannot import `{display}`: {}", first_problem(sig)),
+                            format!("cannot {verb} `{display}`: {}", first_problem(sig)),
                             "imported here",
                         ),
                         sig,

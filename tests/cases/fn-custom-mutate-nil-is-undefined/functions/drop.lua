@@ -1,0 +1,1 @@
+return { commutative = true, mutate = function(top, lower, ctx) return nil end }

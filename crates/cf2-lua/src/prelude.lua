@@ -319,6 +319,46 @@ _ENV.pairs = function(t)
   return in_turn(t, keys)
 end
 
+-- `next` walks a table in the same fixed order as `pairs`: the keys are sorted when a walk
+-- starts (`next(t)` or `next(t, nil)`) and kept, weakly, until the next start. A key the
+-- walk does not know (added during it, which Lua leaves undefined, or no key at all) is
+-- passed to Lua's own `next`, which says what is wrong with it.
+local WALKS = setmetatable({}, { __mode = "k" })
+_ENV.next = function(t, k)
+  if type(t) ~= "table" then
+    return next(t, k)
+  end
+  local walk = WALKS[t]
+  if k == nil or walk == nil then
+    local keys, at = {}, {}
+    for key in next, t do
+      keys[#keys + 1] = key
+    end
+    sort(keys, key_before)
+    for i = 1, #keys do
+      at[keys[i]] = i
+    end
+    walk = { keys = keys, at = at }
+    WALKS[t] = walk
+  end
+  local i = 0
+  if k ~= nil then
+    i = walk.at[k]
+    if i == nil then
+      return next(t, k)
+    end
+  end
+  local keys = walk.keys
+  for j = i + 1, #keys do
+    local key = keys[j]
+    local v = rawget(t, key)
+    if v ~= nil then
+      return key, v
+    end
+  end
+  return nil
+end
+
 -- Values: lists and blocks are tables marked by a metatable; a block remembers the order
 -- in which its members were added (ORDER[block] lists the names).
 local ORDER = setmetatable({}, { __mode = "k" })

@@ -95,6 +95,15 @@ struct Node {
     depth: usize,
 }
 
+/// A definition read as (the end of) the value of the one before it.
+struct Swallowed {
+    /// The operator that ends the line before (`+`, `.`, `=~`), or `None` when the whole
+    /// value is the name.
+    operator: Option<Span>,
+    /// The name that starts the swallowed definition.
+    name: Span,
+}
+
 /// A run of one associative operator longer than this is joined as a balanced tree
 /// ([`Parser::reduce_run`]); shorter runs (all ordinary code) nest to the left, as written.
 const BALANCE_FROM: u32 = 32;
@@ -197,6 +206,9 @@ enum E<'x> {
     InterpExpected(Token, usize),
     /// (the mutation operator, the resource, the value read from a later line if any)
     MissingValue(Span, &'x [Ident], Option<Span>),
+    /// (the operator ending a line, the resource, the definition on the next line read as
+    /// its operand)
+    DanglingOperator(Span, &'x [Ident], Span),
     /// A statement starting with a quoted text (a JSON member, `"port": 9100`?).
     QuotedName(Token),
     /// A statement starting with `then` or `else`.
@@ -635,12 +647,18 @@ impl<'a> Parser<'a> {
                 failed = true;
             } else {
                 failed = self.binary(P_OR).is_err();
-                if !failed && self.swallowed_definition(op) {
-                    let value = self.vals.last().map(|n| n.expr.span);
-                    self.fail(E::MissingValue(op, &path, value));
+                if let Some(swallowed) = (!failed).then(|| self.swallowed_definition(op)).flatten()
+                {
+                    match swallowed.operator {
+                        None => self.fail(E::MissingValue(op, &path, Some(swallowed.name))),
+                        Some(at) => self.fail(E::DanglingOperator(at, &path, swallowed.name)),
+                    };
                     failed = true;
-                    // Resume at the line read as the value: it is a definition of its own.
-                    self.lex.reset(op.end as usize);
+                    // Resume at the end of the line before the one read as the value (the
+                    // rest of a failed statement's line is skipped): that line is a
+                    // definition of its own.
+                    let line = line_start(self.lex.src(), swallowed.name.start as usize);
+                    self.lex.reset(line.saturating_sub(1).max(op.end as usize));
                 }
             }
             // After an error, keep the resource (so later stages know it exists), valued as
@@ -685,31 +703,54 @@ impl<'a> Parser<'a> {
         Ok(private)
     }
 
-    /// True if the value just parsed (on top of the value stack) after the mutation
-    /// operator `op` is a name that starts on a later line than `op` and is followed, on its line, by
-    /// another mutation operator: `Memory =>` with its value forgotten, then
-    /// `Location => 'rack 4'` on the next line, which would otherwise read as the chain
-    /// `Memory => Location => 'rack 4'`.
+    /// The definition on a later line that the value just parsed (on top of the value
+    /// stack) after the mutation operator `op` swallowed, if any: a name (`Location`,
+    /// `Web.Port`) that starts its line, on a later line than `op`, ends the value, and is
+    /// followed on its line by another mutation operator. `Memory =>` with its value
+    /// forgotten, then `Location => 'rack 4'`, would otherwise read as the chain
+    /// `Memory => Location => 'rack 4'`; `A => 1 +`, then `B => 2`, as `A => 1 + B => 2`, which
+    /// gives `A` the value 2 and loses `B`. A chain whose value on the next line is no
+    /// name (`X =>` then `[a] ~(append)> [b]`) stays.
     #[inline(never)]
-    fn swallowed_definition(&mut self, op: Span) -> bool {
+    fn swallowed_definition(&mut self, op: Span) -> Option<Swallowed> {
         let next = self.lex.peek_nth(0);
         if !is_mutation_op(self, next) {
-            return false;
+            return None;
         }
-        // Only a name (`Location`, `Web.Port`) is a definition read as a value: a chain
-        // whose first value is on the next line (`X =>` then `[a] ~(append)> [b]`) stays.
-        let Some(start) = self
-            .vals
-            .last()
-            .filter(|n| is_name_path(&n.expr))
-            .map(|n| n.expr.span.start as usize)
-        else {
-            return false;
-        };
         let src = self.lex.src();
-        let gap = src.get(op.end as usize..start).unwrap_or("");
-        let on_value_line = src.get(start..next.start).unwrap_or("\n");
-        gap.contains('\n') && !on_value_line.contains('\n')
+        // Down the right edge of the value to the name that ends it, noting the operator
+        // before it.
+        let mut e = &self.vals.last()?.expr;
+        let mut operator = None;
+        while !is_name_path(e) {
+            let between = |a: &Expr, b: &Expr, symbol: &str| {
+                let (from, to) = (a.span.end as usize, b.span.start as usize);
+                let at = from + src.get(from..to)?.find(symbol)?;
+                Some(self.span(at, at + symbol.len()))
+            };
+            (operator, e) = match &e.kind {
+                ExprKind::Binary(o, l, r) => (between(l, r, o.symbol()), &**r),
+                ExprKind::Select(b, sel) => (between(b, sel, "."), &**sel),
+                ExprKind::Unary(_, x) => (
+                    Some(self.span(e.span.start as usize, e.span.start as usize + 1)),
+                    &**x,
+                ),
+                _ => return None,
+            };
+        }
+        let (start, end) = (e.span.start as usize, e.span.end as usize);
+        let line = line_start(src, start);
+        let starts_line = src.get(line..start).is_some_and(|s| s.trim().is_empty());
+        let later_line = line > op.end as usize;
+        // Only blanks between the name and the operator: `(1 +` then `B) => 2` is a chain.
+        let op_on_its_line = src
+            .get(end..next.start)
+            .is_some_and(|s| s.trim().is_empty())
+            && !src.get(end..next.start).unwrap_or("\n").contains('\n');
+        (starts_line && later_line && op_on_its_line).then_some(Swallowed {
+            operator,
+            name: e.span,
+        })
     }
 
     #[inline(never)]
@@ -1940,6 +1981,7 @@ impl<'a> Parser<'a> {
                 .hint(format!("end it with `}}`, e.g. `${{Name}}`; {NOT_INTERP}")),
             E::QuotedName(t) => self.quoted_name(t),
             E::MissingValue(op, path, value) => self.missing_value(op, path, value),
+            E::DanglingOperator(at, path, name) => self.dangling_operator(at, path, name),
             E::StrayBranch(t) => {
                 let kw = self.text(t);
                 Diagnostic::error(format!("this `{kw}` has no `if`"))
@@ -2044,6 +2086,38 @@ impl<'a> Parser<'a> {
         d.also(value, "read as its value").hint(format!(
             "the next line `{}` was read as the value of `{name}`; is a value missing?",
             shorten(line)
+        ))
+    }
+
+    /// An operator that ends a line, whose operand became the next line's definition.
+    fn dangling_operator(&self, at: Span, path: &[Ident], name: Span) -> Diagnostic {
+        let src = self.lex.src();
+        let op_text = src.get(at.start as usize..at.end as usize).unwrap_or("");
+        let resource = dotted(path);
+        let line = src
+            .get(name.start as usize..)
+            .and_then(|s| s.lines().next())
+            .unwrap_or("")
+            .trim();
+        let d = Diagnostic::error(format!(
+            "`{op_text}` ends the line, so the next line `{}` was read as its operand in the value of `{resource}`",
+            shorten(line)
+        ))
+        .at(at)
+        .with_label("the line ends after this")
+        .also(name, "read as the operand")
+        .resource(resource.clone());
+        let after = src
+            .get(at.end as usize..)
+            .unwrap_or("")
+            .trim_start_matches([' ', '\t']);
+        let d = if after.starts_with("//") {
+            d.note("`//` starts a comment: an empty regex is written `/(?:)/`")
+        } else {
+            d
+        };
+        d.hint(format!(
+            "finish the value of `{resource}` after `{op_text}`, or remove `{op_text}`"
         ))
     }
 

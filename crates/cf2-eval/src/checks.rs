@@ -4,7 +4,9 @@
 //! - `match()` placement (reference §3.9, restriction 1);
 //! - at most one capturing regex literal per condition (§3.9, restriction 2);
 //! - macros defined before use, not recursive, not defined twice (§3.13);
-//! - `-Wdup`: the same resource assigned twice in one block of one file (§3).
+//! - `-Wdup`: the same resource assigned twice in one block of one file (§3);
+//! - regex literals without `${...}` are valid patterns (compiled here once, and kept for
+//!   the evaluation).
 //!
 //! Recursion here follows the AST, whose depth the parser bounds.
 
@@ -15,12 +17,16 @@ use std::collections::HashMap;
 pub struct Findings {
     pub errors: Vec<Diagnostic>,
     pub dup_warnings: Vec<Diagnostic>,
+    /// The file's regex literals (those without `${...}`), compiled: checking them costs
+    /// their compilation, which the evaluation then need not repeat.
+    pub regexes: crate::loader::Regexes,
 }
 
 pub fn check_file(file: &ast::File) -> Findings {
     let mut c = Checker {
         errors: Vec::new(),
         dup_warnings: Vec::new(),
+        regexes: Default::default(),
         macros: HashMap::new(),
         path: Vec::new(),
     };
@@ -30,6 +36,7 @@ pub fn check_file(file: &ast::File) -> Findings {
     Findings {
         errors: c.errors,
         dup_warnings: c.dup_warnings,
+        regexes: c.regexes,
     }
 }
 
@@ -43,6 +50,7 @@ struct MacroInfo {
 struct Checker<'a> {
     errors: Vec<Diagnostic>,
     dup_warnings: Vec<Diagnostic>,
+    regexes: crate::loader::Regexes,
     macros: HashMap<String, MacroInfo>,
     /// The resource whose value is being checked: the names of the enclosing resource
     /// statements, outermost first (a nested block's statements extend it). Joined into
@@ -197,6 +205,27 @@ impl<'a> Checker<'a> {
     }
 
     /// One level of the walk: the input decides how deep it goes (on a small stack too).
+    /// A regex written without `${...}` is source text, so an invalid one is reported
+    /// wherever it is written, as Perl reports it when the program is compiled, not only
+    /// on the host whose compile happens to evaluate it (semantics §1).
+    fn regex_literal(&mut self, parts: &[Part], at: cf2_syntax::Span) {
+        let [Part::Text(pattern)] = parts else {
+            return;
+        };
+        if self.regexes.contains_key(pattern.as_str()) {
+            return;
+        }
+        match crate::expr::build_regex(pattern) {
+            Ok(re) => {
+                self.regexes
+                    .insert(pattern.as_str().into(), std::sync::Arc::new(re));
+            }
+            Err(e) => self
+                .errors
+                .push(crate::expr::invalid_regex(pattern, &e).at(at)),
+        }
+    }
+
     fn expr(&mut self, e: &'a Expr, in_match: bool) {
         crate::eval::deep(|| self.expr_inner(e, in_match))
     }
@@ -214,6 +243,9 @@ impl<'a> Checker<'a> {
                     if let Part::Interp(x) = p {
                         self.expr(x, in_match);
                     }
+                }
+                if let ExprKind::Regex(parts) = &e.kind {
+                    self.regex_literal(parts, e.span);
                 }
             }
             ExprKind::List(items) => {

@@ -764,27 +764,26 @@ impl<'a> Evaluator<'a> {
     }
 
     /// A compiled regex, cached by pattern.
-    pub(crate) fn regex(&mut self, pattern: &str, at: Span) -> R<Rc<fancy_regex::Regex>> {
+    pub(crate) fn regex(
+        &mut self,
+        pattern: &str,
+        at: Span,
+    ) -> R<std::sync::Arc<fancy_regex::Regex>> {
         if let Some(r) = self.regexes.get(pattern) {
             return Ok(r.clone());
         }
-        let re = build_regex(pattern).map_err(|e| {
-            let too_complex = matches!(
-                &e,
-                fancy_regex::Error::CompileError(c)
-                    if matches!(**c, fancy_regex::CompileError::PatternTooComplex)
-            );
-            let d = if too_complex {
-                Diagnostic::error(format!(
-                    "regular expression /{pattern}/ is too complex: compiled, it would exceed {REGEX_MAX_PROGRAM} instructions"
-                ))
-                .hint("subroutine calls (`\\g0`, `\\g<name>`, `(?R)`) are expanded where they stand, so each one can multiply the size of the pattern; simplify it")
-            } else {
-                Diagnostic::error(format!("invalid regular expression /{pattern}/: {e}"))
-            };
-            EvalError::new(d.at(at))
-        })?;
-        let re = Rc::new(re);
+        // A literal of the file at hand was compiled when the file was checked.
+        let checked = self
+            .loader
+            .get(at.file)
+            .and_then(|f| f.regexes.get(pattern).cloned());
+        let re = match checked {
+            Some(re) => re,
+            None => std::sync::Arc::new(
+                build_regex(pattern)
+                    .map_err(|e| EvalError::new(invalid_regex(pattern, &e).at(at)))?,
+            ),
+        };
         self.regexes.insert(Rc::from(pattern), re.clone());
         Ok(re)
     }
@@ -798,6 +797,23 @@ fn key_text(v: &Val) -> String {
     match v {
         Val::Lit(s) | Val::Str(s) => s.to_string(),
         other => other.describe(),
+    }
+}
+
+/// Why `pattern` is no regex, as [`build_regex`] found.
+pub(crate) fn invalid_regex(pattern: &str, e: &fancy_regex::Error) -> Diagnostic {
+    let too_complex = matches!(
+        e,
+        fancy_regex::Error::CompileError(c)
+            if matches!(**c, fancy_regex::CompileError::PatternTooComplex)
+    );
+    if too_complex {
+        Diagnostic::error(format!(
+            "regular expression /{pattern}/ is too complex: compiled, it would exceed {REGEX_MAX_PROGRAM} instructions"
+        ))
+        .hint("subroutine calls (`\\g0`, `\\g<name>`, `(?R)`) are expanded where they stand, so each one can multiply the size of the pattern; simplify it")
+    } else {
+        Diagnostic::error(format!("invalid regular expression /{pattern}/: {e}"))
     }
 }
 

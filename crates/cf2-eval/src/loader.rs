@@ -30,7 +30,13 @@ pub struct LoadedFile {
     /// The file's macros by name: the first `def` of each (a call looks its macro up here,
     /// not by scanning the file).
     pub macros: std::collections::HashMap<Arc<str>, Arc<ast::MacroDef>>,
+    /// The file's regex literals, compiled once by the static checks for every compile
+    /// (and every host of a batch) that evaluates them.
+    pub regexes: Regexes,
 }
+
+/// Compiled regexes by pattern.
+pub type Regexes = std::collections::HashMap<Box<str>, Arc<fancy_regex::Regex>>;
 
 impl LoadedFile {
     /// The macro `name` if it is defined before byte offset `before`. Macro names are
@@ -391,6 +397,7 @@ fn unreachable_file() -> &'static LoadedFile {
         errors: Vec::new(),
         dup_warnings: Vec::new(),
         macros: Default::default(),
+        regexes: Default::default(),
     })
 }
 
@@ -418,10 +425,12 @@ fn build(id: FileId, path: PathBuf, display: &str, bytes: Vec<u8>) -> LoadedFile
     };
     errors.extend(parse_errors);
     let mut dup_warnings = Vec::new();
+    let mut regexes = Regexes::default();
     if errors.is_empty() {
         let found = checks::check_file(&ast);
         errors.extend(found.errors);
         dup_warnings = found.dup_warnings;
+        regexes = found.regexes;
     }
     let macros = index_macros(&ast);
     LoadedFile {
@@ -432,6 +441,7 @@ fn build(id: FileId, path: PathBuf, display: &str, bytes: Vec<u8>) -> LoadedFile
         errors,
         dup_warnings,
         macros,
+        regexes,
     }
 }
 

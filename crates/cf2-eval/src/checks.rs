@@ -220,9 +220,7 @@ impl<'a> Checker<'a> {
                 self.regexes
                     .insert(pattern.as_str().into(), std::sync::Arc::new(re));
             }
-            Err(e) => self
-                .errors
-                .push(crate::expr::invalid_regex(pattern, &e).at(at)),
+            Err(e) => self.error(crate::expr::invalid_regex(pattern, &e).at(at)),
         }
     }
 

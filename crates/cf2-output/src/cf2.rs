@@ -218,7 +218,54 @@ fn regex(out: &mut String, pattern: &str) {
     }
     out.push('/');
     let mut chars = pattern.chars().peekable();
+    // Inside a character class `[...]`, where `(?:$)` would be five characters: how many
+    // characters of it have been written (a `]` first, after an optional `^`, is one).
+    let mut class: Option<usize> = None;
     while let Some(c) = chars.next() {
+        if let Some(n) = class.as_mut() {
+            let first = *n == 0;
+            *n += 1;
+            match c {
+                '^' if first => {
+                    out.push(c);
+                    *n = 0;
+                    // `[^]...]`: the `]` after `^` is a character too, so `^` does not count.
+                    class = Some(0);
+                    continue;
+                }
+                ']' if !first => {
+                    out.push(c);
+                    class = None;
+                    continue;
+                }
+                // `[:alpha:]` (and `[=a=]`, `[.a.]`) inside a class: its `]` does not close it.
+                '[' if matches!(chars.peek(), Some(':' | '=' | '.')) => {
+                    out.push(c);
+                    let Some(kind) = chars.next() else { break };
+                    out.push(kind);
+                    while let Some(x) = chars.next() {
+                        out.push(x);
+                        if x == kind && chars.peek() == Some(&']') {
+                            chars.next();
+                            out.push(']');
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                // A `$` in a class is the character: `\$` matches the same and cannot start
+                // an interpolation.
+                '$' => {
+                    out.push_str("\\$");
+                    continue;
+                }
+                _ => {}
+            }
+        } else if c == '[' {
+            out.push(c);
+            class = Some(0);
+            continue;
+        }
         match c {
             // An escape pair stays as it is (`\/`, `\d`, `\\`).
             '\\' => match chars.next() {
@@ -264,6 +311,19 @@ mod tests {
         assert_eq!(re("a\\"), r"/a\\/");
         assert_eq!(re("a\nb\tc"), "/a\\nb\tc/");
         assert_eq!(re(""), "/(?:)/");
+    }
+
+    /// In a character class, `$` is the character: written `\$`, since `(?:$)` there would be
+    /// five characters (found by the formats audit: `[${]`).
+    #[test]
+    fn regex_dollar_in_a_class() {
+        assert_eq!(re("^[${]$"), r"/^[\${]$/");
+        assert_eq!(re("[${-}]x${1}"), r"/[\${-}]x(?:$){1}/");
+        assert_eq!(re("[]${]"), r"/[]\${]/");
+        assert_eq!(re("[^]${]"), r"/[^]\${]/");
+        assert_eq!(re("[[:alpha:]${]"), r"/[[:alpha:]\${]/");
+        assert_eq!(re(r"\[${"), r"/\[(?:$){/");
+        assert_eq!(re("[a/b]"), r"/[a\/b]/");
     }
 
     #[test]

@@ -200,6 +200,19 @@ impl fmt::Display for Number {
 mod tests {
     use super::*;
 
+    /// 15 digits, as Perl shows a number, except for the few largest floats, which 15
+    /// digits would round past the largest (semantics §2).
+    #[test]
+    fn floats_show_15_digits_but_the_largest_read_back() {
+        assert_eq!(Number::Float(1.0 / 3.0).to_text(), "0.333333333333333");
+        assert_eq!(Number::perl_rounded(f64::MAX), f64::MAX);
+        assert_eq!(Number::perl_rounded(-f64::MAX), -f64::MAX);
+        assert_eq!(
+            Number::perl_rounded(1.797693134862314e308),
+            1.79769313486231e308
+        );
+    }
+
     #[test]
     fn integers_and_floats_compare_exactly() {
         use Ordering::*;

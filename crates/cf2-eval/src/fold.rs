@@ -845,6 +845,21 @@ impl<'a> Evaluator<'a> {
                     };
                     Ok(Folded::Plain(v, None))
                 }
+                // `~>` where nothing lies below behaves as `=>` (clarifications §5): `=>`s and
+                // such `~>`s are unordered assignments, fine if their values are equal. (A top
+                // that failed to evaluate leaves the conflict to be reported.)
+                TopKind::Mixed
+                    if rest.is_empty()
+                        && values.len() == tops.len()
+                        && tops
+                            .iter()
+                            .all(|&d| matches!(self.def(d).op, Op::Assign | Op::Merge)) =>
+                {
+                    let (d, v) = self.equal_tops(s, &tops, values)?;
+                    out.rule("assignment (equal unordered values; `~>` over nothing is `=>`)");
+                    out.used(&tops);
+                    Ok(Folded::Plain(v, Some(d)))
+                }
                 TopKind::Mixed => Err(self.order_error(s, &tops)),
             };
         }

@@ -44,6 +44,16 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             .filter(|name| out_dir.listed(name))
             .map(|name| dir.join(name))
             .collect();
+        let credentials = crate::output::credentials(args);
+        if let Some((i, option, path)) = sources::credential_replaced(&existing, &credentials) {
+            let out = existing.get(i).map_or(dir.as_path(), PathBuf::as_path);
+            return usage_error(&format!(
+                "--out-dir `{}`: the output `{}` would replace `{}`, the file of {option}",
+                dir.display(),
+                out.display(),
+                path.display()
+            ));
+        }
         if let Some((i, main)) = sources::main_file_replaced(&args.files, &existing) {
             let out = existing.get(i).map_or(dir.as_path(), PathBuf::as_path);
             return usage_error(&format!(

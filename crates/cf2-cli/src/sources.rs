@@ -224,3 +224,26 @@ pub fn main_file_replaced<'f>(
         .into_iter()
         .find_map(|(i, k)| mains.get(&k).map(|main| (i, *main)))
 }
+
+/// The first of `outputs` that is one of the credential files the command line names
+/// (`--keepass-keyfile`, `--keepass-password-file`, `--gpgpass-file`), with its option:
+/// an output written over one would lose the key to the databases or signatures.
+pub fn credential_replaced<'c>(
+    outputs: &[PathBuf],
+    credentials: &[(&'c str, &'c Path)],
+) -> Option<(usize, &'c str, &'c Path)> {
+    let creds: Vec<(Key, &str, &Path)> = credentials
+        .iter()
+        .filter_map(|(option, path)| key(path).map(|k| (k, *option, *path)))
+        .collect();
+    if creds.is_empty() {
+        return None;
+    }
+    outputs.iter().enumerate().find_map(|(i, out)| {
+        let k = key(out)?;
+        creds
+            .iter()
+            .find(|(c, _, _)| *c == k)
+            .map(|(_, option, path)| (i, *option, *path))
+    })
+}

@@ -1275,3 +1275,55 @@ fn out_dir_naming_a_file_is_a_usage_error() {
     );
     assert_usage_error(dir.path(), &o, "--out-dir `main.cf2` is not a directory");
 }
+
+/// No output replaces a credential file the command line names: `-o dbkey` beside
+/// `--keepass-keyfile dbkey` would lose the key (found by the formats audit).
+#[test]
+fn an_output_never_replaces_a_credential_file() {
+    for option in [
+        "--keepass-keyfile",
+        "--keepass-password-file",
+        "--gpgpass-file",
+    ] {
+        let dir = project(SIMPLE);
+        fs::write(dir.path().join("secret"), "key\n").unwrap();
+        let o = cf2(
+            dir.path(),
+            &["compile", "main.cf2", option, "secret", "-o", "./secret"],
+        );
+        assert_exit(&o, 2);
+        assert!(
+            stderr(&o).contains(&format!("would replace `secret`, the file of {option}")),
+            "{option}: {}",
+            stderr(&o)
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("secret")).unwrap(),
+            "key\n"
+        );
+    }
+    let dir = project(SIMPLE);
+    fs::create_dir(dir.path().join("out")).unwrap();
+    fs::write(dir.path().join("out/main.json"), "key\n").unwrap();
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile",
+            "main.cf2",
+            "--keepass-keyfile",
+            "out/main.json",
+            "--out-dir",
+            "out",
+        ],
+    );
+    assert_exit(&o, 2);
+    assert!(
+        stderr(&o).contains("the file of --keepass-keyfile"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("out/main.json")).unwrap(),
+        "key\n"
+    );
+}

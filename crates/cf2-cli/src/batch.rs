@@ -32,35 +32,30 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     // Outputs are named after the format as given: `--format yml` writes NAME.yml
     // (DIR/NAME.FORMAT, as --help says).
     let ext = args.format.as_str();
+    let outputs: Vec<String> = args
+        .files
+        .iter()
+        .map(|file| format!("{}.{ext}", stem(file)))
+        .collect();
     // Listed once: a name not in it is new and written without `lstat` or a temporary name
     // (and cannot be a source).
     let listed = dir.is_dir().then(|| OutDir::open(dir));
     if let Some(out_dir) = &listed {
         // No output may replace a main file (`--out-dir conf --format cf2` over conf/*.cf2).
-        let existing: Vec<PathBuf> = args
-            .files
+        let existing: Vec<PathBuf> = outputs
             .iter()
-            .map(|file| format!("{}.{ext}", stem(file)))
             .filter(|name| out_dir.listed(name))
             .map(|name| dir.join(name))
             .collect();
-        let credentials = crate::output::credentials(args);
-        if let Some((i, option, path)) = sources::credential_replaced(&existing, &credentials) {
+        let credentials = args.credential_files();
+        if let Some((i, what)) =
+            sources::command_line_file_replaced(&args.files, &credentials, &existing)
+        {
             let out = existing.get(i).map_or(dir.as_path(), PathBuf::as_path);
             return usage_error(&format!(
-                "--out-dir `{}`: the output `{}` would replace `{}`, the file of {option}",
+                "--out-dir `{}`: the output `{}` would replace {what}",
                 dir.display(),
                 out.display(),
-                path.display()
-            ));
-        }
-        if let Some((i, main)) = sources::main_file_replaced(&args.files, &existing) {
-            let out = existing.get(i).map_or(dir.as_path(), PathBuf::as_path);
-            return usage_error(&format!(
-                "--out-dir `{}`: the output `{}` would replace the main file `{}`",
-                dir.display(),
-                out.display(),
-                main.display()
             ));
         }
     }
@@ -86,11 +81,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     // Every file read is recorded, so that no output replaces one; the outputs that are
     // new are invisible to every host, so what one host reads never depends on whether
     // another has been written yet.
-    let new_outputs = args
-        .files
-        .iter()
-        .map(|file| format!("{}.{ext}", stem(file)))
-        .filter(|name| !out_dir.listed(name));
+    let new_outputs = outputs.into_iter().filter(|name| !out_dir.listed(name));
     let host = Recorded::new(cf2::Secured::new(cf2::OsHost, security)).hiding(dir, new_outputs);
     // Imported files are parsed once for the whole batch; each host's own file lives in a
     // child loader freed after that host, so memory does not grow with the fleet.

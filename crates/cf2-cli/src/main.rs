@@ -158,6 +158,21 @@ pub struct CompileArgs {
     no_keychain: bool,
 }
 
+impl CompileArgs {
+    /// The credential files the command line names, with their options: no output may
+    /// replace one.
+    pub(crate) fn credential_files(&self) -> Vec<(&'static str, &std::path::Path)> {
+        [
+            ("--keepass-keyfile", &self.keepass_keyfile),
+            ("--keepass-password-file", &self.keepass_password_file),
+            ("--gpgpass-file", &self.gpg_pass_file),
+        ]
+        .into_iter()
+        .filter_map(|(option, path)| path.as_deref().map(|p| (option, p)))
+        .collect()
+    }
+}
+
 /// The allocator: mimalloc (v2) for a batch, the C library's malloc for one compile.
 ///
 /// A batch makes about a thousand small short-lived allocations per host; glibc's malloc

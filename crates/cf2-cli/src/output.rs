@@ -76,7 +76,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     let Some(file) = args.files.first() else {
         return usage_error("no file to compile");
     };
-    if let Err(e) = check_files(&requests, &args.files, &credentials(args)) {
+    if let Err(e) = check_files(&requests, &args.files, &args.credential_files()) {
         return usage_error(&e);
     }
     // Every file read is recorded, so that no output replaces one.
@@ -234,21 +234,10 @@ fn standard_stream(name: &str) -> Option<Stream> {
     }
 }
 
-/// The credential files the command line names, with their options.
-pub(crate) fn credentials(args: &CompileArgs) -> Vec<(&'static str, &Path)> {
-    [
-        ("--keepass-keyfile", &args.keepass_keyfile),
-        ("--keepass-password-file", &args.keepass_password_file),
-        ("--gpgpass-file", &args.gpg_pass_file),
-    ]
-    .into_iter()
-    .filter_map(|(option, path)| path.as_deref().map(|p| (option, p)))
-    .collect()
-}
-
 /// Checks the output files against one another and against the main `files`, before
 /// anything is compiled: two outputs to one file (one would silently win), or an output
-/// that is a main file (it would replace the configuration's source).
+/// that is a main file or a credential file (it would replace the configuration's source,
+/// or lose the key to its secrets).
 fn check_files(
     requests: &[Request],
     files: &[PathBuf],
@@ -260,19 +249,9 @@ fn check_files(
         .filter(|r| standard_stream(&r.name).is_none())
         .collect();
     let paths: Vec<PathBuf> = written.iter().map(|r| PathBuf::from(&r.name)).collect();
-    if let Some((i, main)) = sources::main_file_replaced(files, &paths) {
+    if let Some((i, what)) = sources::command_line_file_replaced(files, credentials, &paths) {
         let name = written.get(i).map_or("", |r| r.name.as_str());
-        return Err(format!(
-            "-o `{name}` would replace the main file `{}`",
-            main.display()
-        ));
-    }
-    if let Some((i, option, path)) = sources::credential_replaced(&paths, credentials) {
-        let name = written.get(i).map_or("", |r| r.name.as_str());
-        return Err(format!(
-            "-o `{name}` would replace `{}`, the file of {option}",
-            path.display()
-        ));
+        return Err(format!("-o `{name}` would replace {what}"));
     }
     let mut seen: Vec<(&Request, PathBuf, Option<sources::Key>)> = Vec::new();
     for (r, path) in written.into_iter().zip(&paths) {

@@ -193,13 +193,25 @@ impl<H: Host> Host for Recorded<H> {
     }
 }
 
+/// The first of `outputs` that would replace a file the command line names, with what that
+/// file is, as messages say it: one of the main `files` (``the main file `site.cf2` ``) or
+/// one of the `credentials` (``the file `dbkey`, the file of --keepass-keyfile``).
+pub fn command_line_file_replaced(
+    files: &[PathBuf],
+    credentials: &[(&str, &Path)],
+    outputs: &[PathBuf],
+) -> Option<(usize, String)> {
+    if let Some((i, main)) = main_file_replaced(files, outputs) {
+        return Some((i, format!("the main file `{}`", main.display())));
+    }
+    credential_replaced(outputs, credentials)
+        .map(|(i, option, path)| (i, format!("`{}`, the file of {option}", path.display())))
+}
+
 /// The first of `outputs` that is one of the main `files` (as given, or with `.cf2` added,
 /// whichever exists), with that file: known from the command line alone. Costs a `stat`
 /// per output, and per main file only when an output exists.
-pub fn main_file_replaced<'f>(
-    files: &'f [PathBuf],
-    outputs: &[PathBuf],
-) -> Option<(usize, &'f Path)> {
+fn main_file_replaced<'f>(files: &'f [PathBuf], outputs: &[PathBuf]) -> Option<(usize, &'f Path)> {
     let existing: Vec<(usize, Key)> = outputs
         .iter()
         .enumerate()
@@ -228,7 +240,7 @@ pub fn main_file_replaced<'f>(
 /// The first of `outputs` that is one of the credential files the command line names
 /// (`--keepass-keyfile`, `--keepass-password-file`, `--gpgpass-file`), with its option:
 /// an output written over one would lose the key to the databases or signatures.
-pub fn credential_replaced<'c>(
+fn credential_replaced<'c>(
     outputs: &[PathBuf],
     credentials: &[(&'c str, &'c Path)],
 ) -> Option<(usize, &'c str, &'c Path)> {

@@ -241,8 +241,8 @@ impl<'a> Evaluator<'a> {
                 if is_clearsigned(&bytes) {
                     let signed = self.host.verify_signed(&canonical, &bytes).map_err(|e| {
                         let at = signers.map(|(_, s)| s).or(at);
-                        let verb = if at.is_some() { "import" } else { "compile" };
-                        let mut d = Diagnostic::error(format!("cannot {verb} `{display}`: {e}"));
+                        let mut d =
+                            Diagnostic::error(format!("cannot {} `{display}`: {e}", action(at)));
                         if let Some(at) = at {
                             d = d.at(at).with_label("the signature is checked here");
                         }
@@ -298,11 +298,13 @@ impl<'a> Evaluator<'a> {
             )),
             (Some(sig), None) => {
                 if sig.signers.is_empty() {
-                    // The main file is compiled, not imported.
-                    let verb = if at.is_some() { "import" } else { "compile" };
                     return Err(EvalError::new(unusable(
                         err(
-                            format!("cannot {verb} `{display}`: {}", first_problem(sig)),
+                            format!(
+                                "cannot {} `{display}`: {}",
+                                action(at),
+                                first_problem(sig)
+                            ),
                             "imported here",
                         ),
                         sig,
@@ -687,21 +689,30 @@ impl<'a> Evaluator<'a> {
         });
         // `read('conf')` where `conf` is a directory: the name is there, but is no file.
         // Not said when the compile is confined (`--allow-dir`), as for "did you mean".
-        let not_a_file = tried.iter().find(|p| {
-            self.opts.allowed_dirs.is_empty()
-                && match (p.parent(), p.file_name().and_then(|n| n.to_str())) {
-                    (Some(dir), Some(n)) => self
-                        .host
-                        .list_dir(if dir.as_os_str().is_empty() {
-                            Path::new(".")
-                        } else {
-                            dir
-                        })
-                        .iter()
-                        .any(|listed| listed == n),
-                    _ => false,
-                }
-        });
+        // Each directory is listed once, however many names were tried in it.
+        let mut listings: Vec<(&Path, Vec<String>)> = Vec::new();
+        let not_a_file = tried
+            .iter()
+            .filter(|_| self.opts.allowed_dirs.is_empty())
+            .find(|p| {
+                let (Some(dir), Some(name)) = (p.parent(), p.file_name().and_then(|n| n.to_str()))
+                else {
+                    return false;
+                };
+                let dir = if dir.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    dir
+                };
+                let names = match listings.iter().position(|(d, _)| *d == dir) {
+                    Some(i) => listings.get(i).map(|(_, names)| names),
+                    None => {
+                        listings.push((dir, self.host.list_dir(dir)));
+                        listings.last().map(|(_, names)| names)
+                    }
+                };
+                names.is_some_and(|names| names.iter().any(|listed| listed == name))
+            });
         if let Some(p) = not_a_file {
             d = d.hint(format!(
                 "`{}` is there but is not a regular file (a directory?)",
@@ -937,6 +948,16 @@ pub(crate) fn has_import_extension(name: &str) -> bool {
     Path::new(name)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("cf2") || e.eq_ignore_ascii_case("kdbx"))
+}
+
+/// What is done with a file loaded from `at` (an import) or from the command line (the
+/// main file, `at` = `None`), for messages: the main file is compiled, not imported.
+fn action(at: Option<Span>) -> &'static str {
+    if at.is_some() {
+        "import"
+    } else {
+        "compile"
+    }
 }
 
 fn is_kdbx(path: &Path) -> bool {

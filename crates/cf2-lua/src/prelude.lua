@@ -306,17 +306,21 @@ local function key_before(a, b)
   end
   return false
 end
-_ENV.pairs = function(t)
-  local mt = getmetatable(t)
-  if type(t) ~= "table" or (type(mt) == "table" and rawget(mt, "__pairs") ~= nil) then
-    return rawpairs(t)
-  end
+-- The keys of table `t` in that fixed order.
+local function sorted_keys(t)
   local keys = {}
   for k in next, t do
     keys[#keys + 1] = k
   end
   sort(keys, key_before)
-  return in_turn(t, keys)
+  return keys
+end
+_ENV.pairs = function(t)
+  local mt = getmetatable(t)
+  if type(t) ~= "table" or (type(mt) == "table" and rawget(mt, "__pairs") ~= nil) then
+    return rawpairs(t)
+  end
+  return in_turn(t, sorted_keys(t))
 end
 
 -- `next` walks a table in the same fixed order as `pairs`: the keys are sorted when a walk
@@ -330,11 +334,7 @@ _ENV.next = function(t, k)
   end
   local walk = WALKS[t]
   if k == nil or walk == nil then
-    local keys, at = {}, {}
-    for key in next, t do
-      keys[#keys + 1] = key
-    end
-    sort(keys, key_before)
+    local keys, at = sorted_keys(t), {}
     for i = 1, #keys do
       at[keys[i]] = i
     end

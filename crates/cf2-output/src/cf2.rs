@@ -226,11 +226,10 @@ fn regex(out: &mut String, pattern: &str) {
             let first = *n == 0;
             *n += 1;
             match c {
+                // `[^]...]`: the `]` after `^` is a character too, so `^` does not count.
                 '^' if first => {
                     out.push(c);
                     *n = 0;
-                    // `[^]...]`: the `]` after `^` is a character too, so `^` does not count.
-                    class = Some(0);
                     continue;
                 }
                 ']' if !first => {

@@ -102,6 +102,8 @@ struct Swallowed {
     operator: Option<Span>,
     /// The name that starts the swallowed definition.
     name: Span,
+    /// Where its line starts.
+    line: usize,
 }
 
 /// A run of one associative operator longer than this is joined as a balanced tree
@@ -647,8 +649,12 @@ impl<'a> Parser<'a> {
                 failed = true;
             } else {
                 failed = self.binary(P_OR).is_err();
-                if let Some(swallowed) = (!failed).then(|| self.swallowed_definition(op)).flatten()
-                {
+                let swallowed = if failed {
+                    None
+                } else {
+                    self.swallowed_definition(op)
+                };
+                if let Some(swallowed) = swallowed {
                     match swallowed.operator {
                         None => self.fail(E::MissingValue(op, &path, Some(swallowed.name))),
                         Some(at) => self.fail(E::DanglingOperator(at, &path, swallowed.name)),
@@ -657,8 +663,8 @@ impl<'a> Parser<'a> {
                     // Resume at the end of the line before the one read as the value (the
                     // rest of a failed statement's line is skipped): that line is a
                     // definition of its own.
-                    let line = line_start(self.lex.src(), swallowed.name.start as usize);
-                    self.lex.reset(line.saturating_sub(1).max(op.end as usize));
+                    let resume = swallowed.line.saturating_sub(1).max(op.end as usize);
+                    self.lex.reset(resume);
                 }
             }
             // After an error, keep the resource (so later stages know it exists), valued as
@@ -745,11 +751,11 @@ impl<'a> Parser<'a> {
         // Only blanks between the name and the operator: `(1 +` then `B) => 2` is a chain.
         let op_on_its_line = src
             .get(end..next.start)
-            .is_some_and(|s| s.trim().is_empty())
-            && !src.get(end..next.start).unwrap_or("\n").contains('\n');
+            .is_some_and(|s| s.bytes().all(|b| b == b' ' || b == b'\t'));
         (starts_line && later_line && op_on_its_line).then_some(Swallowed {
             operator,
             name: e.span,
+            line,
         })
     }
 

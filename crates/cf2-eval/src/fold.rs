@@ -184,11 +184,49 @@ impl<'a> Evaluator<'a> {
                 },
                 // Two blocks given at one place (`S ~> import(f)` and `S ~> { A => 1 }` in
                 // one file): their members part here.
-                (Step::Src(..), Step::Src(..)) => self.rank_below(shared, da.file, db.file),
+                (Step::Src(ia, na), Step::Src(ib, nb)) => self
+                    .rank_value_imports(*ia, *na, *ib, *nb)
+                    .unwrap_or_else(|| self.rank_below(shared, da.file, db.file)),
                 _ => Rank::Unordered,
             };
         }
         self.rank_below(shared, da.file, db.file)
+    }
+
+    /// Two sources of different blocks merged into one resource, at least one of them a
+    /// file imported as a value (`S ~> import(web)` beside `S ~> import(common)` or
+    /// `S ~> { import(common) }`): the one whose file imports the other's file, directly or
+    /// indirectly, outranks it (clarifications §5), as if both were imported into one
+    /// block. `None` if neither reaches the other, or both are one file.
+    fn rank_value_imports(&self, ia: InstId, na: u32, ib: InstId, nb: u32) -> Option<Rank> {
+        let is_value_import = |inst: InstId| {
+            self.value_imports
+                .iter()
+                .any(|(b, _)| self.block(*b).inst == Some(inst))
+        };
+        if !is_value_import(ia) && !is_value_import(ib) {
+            return None;
+        }
+        let (a, b) = (
+            self.insts.get(ia.0 as usize)?,
+            self.insts.get(ib.0 as usize)?,
+        );
+        let (fa, fb) = (*a.files.get(na as usize)?, *b.files.get(nb as usize)?);
+        if fa == fb {
+            return None;
+        }
+        // Whether `from` of `inst` reaches a node of `file`.
+        let reaches_file = |inst: &Instance, from: u32, file: FileId| {
+            (0..inst.files.len() as u32)
+                .any(|n| inst.files.get(n as usize) == Some(&file) && inst.reaches(from, n))
+        };
+        if reaches_file(a, na, fb) {
+            Some(Rank::Higher)
+        } else if reaches_file(b, nb, fa) {
+            Some(Rank::Lower)
+        } else {
+            None
+        }
     }
 
     /// Two definitions below one place (`shared`: source `node` of instance `inst`), whose
@@ -1262,6 +1300,12 @@ impl<'a> Evaluator<'a> {
         add: &mut dyn FnMut(Name<'a>, DefId),
     ) -> R<()> {
         let count = self.member_count(b, at)?;
+        let imported = self
+            .value_imports
+            .iter()
+            .any(|(v, _)| *v == b)
+            .then(|| self.block(b).inst)
+            .flatten();
         for i in 0..count {
             let Some((name, slot)) = self.member_at(b, i) else {
                 break;
@@ -1297,6 +1341,12 @@ impl<'a> Evaluator<'a> {
                     .take_while(|(x, y)| x == y)
                     .count();
                 prio.truncate(shared);
+            }
+            // A file imported as a value gives every member from its own source, the
+            // imported file, whichever file below it wrote the member: so a member that
+            // file overrides is ranked as the file's (`rank_value_imports`).
+            if let Some(inst) = imported {
+                prio = smallvec::smallvec![Step::Src(inst, 0)];
             }
             let by_value = Def {
                 op: Op::Assign,
@@ -1518,11 +1568,27 @@ impl<'a> Evaluator<'a> {
                 "definitions of one resource in one file must agree, or all use the same commutative function such as `~(sum)>`".to_string()
             })
         } else {
+            // Values of other resources (`U ~> $D1`, `U ~> $D2`): their files may well import
+            // each other; what leaves them unordered is the `~>`s that merge them.
+            let by_reference = tops.iter().any(|d| match self.def(*d).body {
+                Body::ValueOf(slot) => {
+                    let block = self.slot(slot).parent;
+                    !self.value_imports.iter().any(|(b, _)| *b == block)
+                }
+                _ => false,
+            });
+            let why = if by_reference {
+                ", in other resources' blocks merged by `~>`s that do not outrank each other"
+            } else {
+                " and none of them imports the others"
+            };
             Diagnostic::error(format!(
-                "cannot determine mutation order for `{path}`: it is defined in {} and none of them imports the others",
+                "cannot determine mutation order for `{path}`: it is defined in {}{why}",
                 files.join(" and ")
             ))
-            .hint(if blocks {
+            .hint(if by_reference {
+                format!("decide where the blocks are merged: assign `{path}` there, or have every definition use the same commutative function (`~(max)>`, `~(sum)>`, `~(union)>`)")
+            } else if blocks {
                 format!("blocks from files that do not import each other combine when every definition merges: write `{path} ~> {{ ... }}` instead of `{path} => {{ ... }}`, or assign `{path}` in a file that imports them all")
             } else {
                 format!("decide in a file that imports them all: assign `{path}` there, or have every definition use the same commutative function (`~(max)>`, `~(sum)>`, `~(union)>`)")

@@ -654,6 +654,15 @@ impl<'a> Evaluator<'a> {
         let Some((first_def, first)) = values.first().cloned() else {
             return Err(self.order_error(s, tops));
         };
+        // The shapes first (kinds, block member names, list lengths), which evaluate
+        // nothing, then the values: whether tops of different shapes are reported as a
+        // conflict, or as the error of a member compared first, must not depend on the
+        // order they were written in.
+        for (d, v) in values.iter().skip(1) {
+            if !self.same_shape(&first, v, self.def(*d).site)? {
+                return Err(self.order_error(s, tops));
+            }
+        }
         for (d, v) in values.iter().skip(1) {
             if !self.equal(&first, v, self.def(*d).site)? {
                 return Err(self.order_error(s, tops));

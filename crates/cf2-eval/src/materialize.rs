@@ -302,6 +302,22 @@ impl<'a> Evaluator<'a> {
         deep(|| self.equal_inner(a, b, at))
     }
 
+    /// Whether `a` and `b` could be equal, judged without evaluating anything inside
+    /// them: the same kind, for blocks the same member names, for lists the same length
+    /// (`equal` then compares what they hold).
+    pub(crate) fn same_shape(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
+        Ok(match (a.plain(), b.plain()) {
+            (Val::Block(x), Val::Block(y)) => {
+                let xm = self.members_by_name(*x, at)?;
+                let ym = self.members_by_name(*y, at)?;
+                xm.len() == ym.len() && xm.iter().zip(&ym).all(|((p, _), (q, _))| p == q)
+            }
+            (Val::List(x), Val::List(y)) => x.items.len() == y.items.len(),
+            (Val::Lit(_) | Val::Str(_), Val::Lit(_) | Val::Str(_)) => true,
+            (x, y) => std::mem::discriminant(x) == std::mem::discriminant(y),
+        })
+    }
+
     fn equal_inner(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
         Ok(match (a, b) {
             (Val::Secret(x), _) => return self.equal_inner(&x.value, b, at),
@@ -326,20 +342,33 @@ impl<'a> Evaluator<'a> {
                 if x == y {
                     return Ok(true);
                 }
-                let xm = self.members(*x, at)?;
-                let ym = self.members(*y, at)?;
-                if xm.len() != ym.len() {
+                // The names first, then the values, by name: whether the blocks differ, and
+                // which member's error is reported when a compared value fails, do not
+                // depend on the order the members were written in (reference §4.1).
+                let xm = self.members_by_name(*x, at)?;
+                let ym = self.members_by_name(*y, at)?;
+                if xm.len() != ym.len() || xm.iter().zip(&ym).any(|((p, _), (q, _))| p != q) {
                     return Ok(false);
                 }
-                for (name, xs) in &xm {
-                    let Some((_, ys)) = ym.iter().find(|(n, _)| n == name) else {
-                        return Ok(false);
-                    };
-                    let xv = self.force(*xs)?;
-                    let yv = self.force(*ys)?;
-                    if !self.equal(&xv, &yv, at)? {
-                        return Ok(false);
+                // A member that fails to evaluate is reported only if no other member
+                // shows the blocks differ: the difference, a conflict, is the cause to name
+                // whichever member comes first.
+                let mut failed = None;
+                for ((_, xs), (_, ys)) in xm.iter().zip(&ym) {
+                    let same = self.force(*xs).and_then(|xv| {
+                        let yv = self.force(*ys)?;
+                        self.equal(&xv, &yv, at)
+                    });
+                    match same {
+                        Ok(true) => {}
+                        Ok(false) => return Ok(false),
+                        Err(e) => {
+                            failed.get_or_insert(e);
+                        }
                     }
+                }
+                if let Some(e) = failed {
+                    return Err(e);
                 }
                 true
             }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of cf2: formatting, lints, the Rust test suites (unit, data-driven
-# cases with diagnostic snapshots, property tests, robustness), the shared conformance
+# cases with diagnostic snapshots, property tests, robustness), the differential tests of
+# mutations against an independent model (tests/differential), the shared conformance
 # cases, and our own cases through the conformance runner (which adds the cf2-format round
 # trip and the Perl load check). Installs what the tests need when it is missing.
 set -euo pipefail
@@ -35,6 +36,9 @@ cargo test --workspace --quiet 2>&1 | tee target/test-output.txt | grep -E "^(te
 if grep -qE "^test result: FAILED|^error(\[|:)" target/test-output.txt; then
   echo "cargo test failed:" >&2; tail -n 60 target/test-output.txt >&2; exit 1
 fi
+
+echo "== differential tests of mutations: an independent model, and shuffled statements (tests/differential)"
+python3 tests/differential/run.py --cf2 target/debug/cf2 --seeds 1000
 
 shared=../shared/conformance
 if [ -d "$shared/cases" ]; then

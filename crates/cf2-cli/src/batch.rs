@@ -202,8 +202,9 @@ enum Message {
 }
 
 /// A note, rendered into a diagnostic and replaced by [`merge`] with the configurations the
-/// diagnostic occurred in.
-const CONFIGURATIONS: &str = "\u{0}cf2-configurations\u{0}";
+/// diagnostic occurred in. Marked with private-use characters, which rendering keeps as
+/// they are (it makes control characters visible, so a NUL would not survive).
+const CONFIGURATIONS: &str = "\u{F8FF}cf2-configurations\u{F8FF}";
 
 /// How many files a note or the summary names before `and N more`.
 const LISTED: usize = 10;

@@ -180,7 +180,8 @@ pub fn render_trace(p: &Provenance) -> String {
             line(o)
         ));
     }
-    entry
+    // Quoted source text reaches the terminal: its control characters are shown, not run.
+    cf2_syntax::visible(&entry).into_owned()
 }
 
 /// A value as the trace shows it: scalars in full (shortened), a string in `"` and a

@@ -132,10 +132,10 @@ impl Diagnostic {
         let _ = writeln!(
             out,
             "{}{} {}{}",
-            paint("1", &location),
+            paint("1", &visible(&location)),
             paint(sev_color, &format!("{}:", self.severity.as_str())),
-            paint("1", &self.message),
-            resource
+            paint("1", &visible(&self.message)),
+            visible(&resource)
         );
         if let Some(span) = self.span {
             excerpt(&mut out, sources, span, &self.label, sev_color, color);
@@ -145,16 +145,16 @@ impl Diagnostic {
                 out,
                 "  {} {}: {}",
                 paint("1;34", "-->"),
-                sources.location(label.span),
-                label.message
+                visible(&sources.location(label.span)),
+                visible(&label.message)
             );
             excerpt(&mut out, sources, label.span, "", "1;34", color);
         }
         for note in &self.notes {
-            let _ = writeln!(out, "  {} {}", paint("1;34", "= note:"), note);
+            let _ = writeln!(out, "  {} {}", paint("1;34", "= note:"), visible(note));
         }
         if let Some(hint) = &self.hint {
-            let _ = writeln!(out, "  {} {}", paint("1;36", "= hint:"), hint);
+            let _ = writeln!(out, "  {} {}", paint("1;36", "= hint:"), visible(hint));
         }
         out
     }
@@ -182,22 +182,20 @@ fn excerpt(
     // 200 characters at most, so the carets stay in view.
     let skip = if col > 120 { col - 60 } else { 0 };
     let elided = if skip > 0 { "…" } else { "" };
-    let shown: String = elided
-        .chars()
-        .chain(text.chars().skip(skip).take(200))
-        .collect();
-    let _ = writeln!(out, "{line:>gutter$} | {}", shown.replace('\t', " "));
-    let before: String = elided
-        .chars()
-        .chain(text.chars().skip(skip).take(col.saturating_sub(1) - skip))
-        .collect();
+    let shown = shown(elided.chars().chain(text.chars().skip(skip).take(200)));
+    let _ = writeln!(out, "{line:>gutter$} | {shown}");
+    let before = self::shown(
+        elided
+            .chars()
+            .chain(text.chars().skip(skip).take(col.saturating_sub(1) - skip)),
+    );
     let start_w = UnicodeWidthStr::width(before.as_str());
     let width = if end_line == line {
-        let covered: String = text
-            .chars()
-            .skip(col.saturating_sub(1))
-            .take(end_col.saturating_sub(col))
-            .collect();
+        let covered = self::shown(
+            text.chars()
+                .skip(col.saturating_sub(1))
+                .take(end_col.saturating_sub(col)),
+        );
         UnicodeWidthStr::width(covered.as_str()).max(1)
     } else {
         UnicodeWidthStr::width(shown.as_str())
@@ -223,6 +221,71 @@ fn excerpt(
         format!(" {label}")
     };
     let _ = writeln!(out, "{pad} | {}{carets}{more}{label}", " ".repeat(start_w));
+}
+
+/// How characters of a source line are shown in an excerpt: a tab as a space (so the
+/// carets line up), and every character that would act on the terminal rather than show
+/// (`visible_char`) as a visible stand-in. A configuration file, perhaps from a less
+/// trusted author, must not be able to recolour, erase or reorder what the person running
+/// cf2 reads.
+fn shown(chars: impl Iterator<Item = char>) -> String {
+    let mut out = String::new();
+    for c in chars {
+        if c == '\t' {
+            out.push(' ');
+        } else {
+            visible_char(c, &mut out);
+        }
+    }
+    out
+}
+
+/// `text` with its control characters made visible (`visible_char`), line ends and tabs
+/// kept: messages quote source text (names, strings, paths).
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_hidden_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\n' || c == '\t' {
+            out.push(c);
+        } else {
+            visible_char(c, &mut out);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A character the terminal acts on instead of showing: C0 and C1 controls, DEL, and the
+/// invisible characters that reorder or hide text (bidirectional controls, a byte-order
+/// mark, zero-width characters).
+fn is_hidden_control(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{061C}'
+                | '\u{FEFF}'
+        )
+}
+
+/// Pushes `c`, or its visible stand-in: a C0 control or DEL as its Unicode control picture
+/// (`␛`, `␈`, `␍`), any other hidden character as `<U+202E>`.
+fn visible_char(c: char, out: &mut String) {
+    if !is_hidden_control(c) {
+        out.push(c);
+        return;
+    }
+    match c as u32 {
+        code @ 0..=0x1F => out.push(char::from_u32(0x2400 + code).unwrap_or('\u{FFFD}')),
+        0x7F => out.push('\u{2421}'),
+        code => {
+            let _ = write!(out, "<U+{code:04X}>");
+        }
+    }
 }
 
 /// The closest of `candidates` to `name` (for "did you mean `$VW`?"), if one is close enough.

@@ -10,7 +10,7 @@ pub mod parser;
 pub mod source;
 pub mod span;
 
-pub use diagnostic::{Diagnostic, Label, Severity};
+pub use diagnostic::{visible, Diagnostic, Label, Severity};
 pub use parser::{parse, MAX_NESTING};
 pub use source::{SourceFile, SourceMap, Sources};
 pub use span::{FileId, Span};

@@ -27,7 +27,14 @@ impl SourceFile {
     /// The byte offset at which each line starts (the first is 0).
     fn line_starts(&self) -> &[u32] {
         self.line_starts.get_or_init(|| {
-            let mut starts = vec![0u32];
+            // A byte-order mark is not a character of line 1: editors do not count it in
+            // columns, and it is not shown.
+            let bom = if self.text.starts_with('\u{FEFF}') {
+                3
+            } else {
+                0
+            };
+            let mut starts = vec![bom];
             for (i, b) in self.text.bytes().enumerate() {
                 if b == b'\n' {
                     starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));

@@ -1,7 +1,8 @@
 //! Compiling one file to the outputs named by `-o`. Every output is rendered in memory
-//! first; only when all succeed are they written to temporary files beside their names,
-//! and only when all of those are written are they renamed into place and is standard
-//! output printed, so a failed compile, or an output that cannot be written, writes nothing.
+//! first; only when all succeed are they written to temporary files beside their names;
+//! only when all of those are written is standard output printed, and only when that
+//! succeeded are the files renamed into place, so a failed compile, or an output that
+//! cannot be written, writes nothing.
 
 use crate::sources::{self, Recorded};
 use crate::{color, usage_error, CompileArgs};
@@ -145,9 +146,11 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
             }
         }
     }
-    // Every file is written to a temporary file first; only when all are written are they
-    // renamed into place, and only then is anything printed: an output that cannot be
-    // written leaves no other output behind (clarifications §8).
+    // Every file is written to a temporary file first; only when all are written is
+    // anything printed, and only when that succeeded are they renamed into place: an output
+    // that cannot be written, standard output included (`> /dev/full`, a reader gone),
+    // leaves no other output behind (clarifications §8). The renames come last because
+    // they are what fails least (a temporary file beside each target is written already).
     let mut staged = Vec::new();
     let mut printed = Vec::new();
     for (r, text) in rendered {
@@ -167,6 +170,16 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
             }
         }
     }
+    for (stream, text) in printed {
+        if let Err(e) = stream.write(&text) {
+            // A reader that stopped reading (`| head`) ends the run quietly.
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                sayln!("cf2: error: cannot write {}: {e}", stream.name());
+            }
+            // Dropped, the staged files are removed.
+            return ExitCode::from(1);
+        }
+    }
     for (r, tmp) in staged {
         if let Err(e) = tmp.commit() {
             sayln!(
@@ -174,15 +187,6 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
                 r.name,
                 write_reason(&r.name, &e)
             );
-            return ExitCode::from(1);
-        }
-    }
-    for (stream, text) in printed {
-        if let Err(e) = stream.write(&text) {
-            // A reader that stopped reading (`| head`) ends the run quietly.
-            if e.kind() != std::io::ErrorKind::BrokenPipe {
-                sayln!("cf2: error: cannot write {}: {e}", stream.name());
-            }
             return ExitCode::from(1);
         }
     }

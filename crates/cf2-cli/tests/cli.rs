@@ -1204,6 +1204,41 @@ fn an_unwritable_standard_output_says_so() {
     );
 }
 
+/// Standard output is an output like the files: when it cannot be written, the run fails
+/// and leaves no file output behind (every output appears whole or not at all), and a file
+/// it would have replaced keeps its content.
+#[test]
+fn an_unwritable_standard_output_leaves_no_file_output() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        return;
+    }
+    let dir = project("A => 1\n");
+    fs::write(dir.path().join("old.json"), "old").unwrap();
+    let o = cf2_command(
+        dir.path(),
+        &[
+            "compile", "main.cf2", "-o", "-", "-o", "out.json", "-o", "out.toml", "-o", "old.json",
+        ],
+    )
+    .stdout(fs::OpenOptions::new().write(true).open(full).unwrap())
+    .output()
+    .unwrap();
+    assert_exit(&o, 1);
+    assert!(!dir.path().join("out.json").exists());
+    assert!(!dir.path().join("out.toml").exists());
+    assert_eq!(
+        fs::read_to_string(dir.path().join("old.json")).unwrap(),
+        "old"
+    );
+    // No temporary file is left either.
+    let left: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+}
+
 /// A batch's new outputs are invisible to its hosts: run from the output directory,
 /// `import(common)` in one host must not find the `common.cf2` another host has just
 /// written (the working directory is searched first), whichever was compiled first.

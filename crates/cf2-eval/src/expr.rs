@@ -807,13 +807,28 @@ pub(crate) fn invalid_regex(pattern: &str, e: &fancy_regex::Error) -> Diagnostic
         fancy_regex::Error::CompileError(c)
             if matches!(**c, fancy_regex::CompileError::PatternTooComplex)
     );
+    // Shortened like other quoted text: a pattern may be long.
+    let shown = crate::val::quoted_preview(pattern, '/');
     if too_complex {
-        Diagnostic::error(format!(
-            "regular expression /{pattern}/ is too complex: compiled, it would exceed {REGEX_MAX_PROGRAM} instructions"
+        return Diagnostic::error(format!(
+            "regular expression {shown} is too complex: compiled, it would exceed {REGEX_MAX_PROGRAM} instructions"
         ))
-        .hint("subroutine calls (`\\g0`, `\\g<name>`, `(?R)`) are expanded where they stand, so each one can multiply the size of the pattern; simplify it")
-    } else {
-        Diagnostic::error(format!("invalid regular expression /{pattern}/: {e}"))
+        .hint("subroutine calls (`\\g0`, `\\g<name>`, `(?R)`) are expanded where they stand, so each one can multiply the size of the pattern; simplify it");
+    }
+    match e {
+        // The engine counts bytes; people count characters.
+        fancy_regex::Error::ParseError(at, kind) => {
+            let place = match pattern.get(..*at) {
+                Some(before) if *at < pattern.len() => {
+                    format!("at character {} of the pattern", before.chars().count() + 1)
+                }
+                _ => "at the end of the pattern".to_string(),
+            };
+            Diagnostic::error(format!(
+                "invalid regular expression {shown}: {kind}, {place}"
+            ))
+        }
+        other => Diagnostic::error(format!("invalid regular expression {shown}: {other}")),
     }
 }
 

@@ -945,8 +945,12 @@ impl<'a> Evaluator<'a> {
                     set.iter().any(|&r| {
                         self.same_statement(t, r)
                             && set.iter().any(|&q| {
+                                // Another statement of the copied file outranks the lower
+                                // copy only by the path it came along: it is of the same
+                                // source as `t`, not above it.
                                 q != t
                                     && !self.same_statement(q, t)
+                                    && self.def(q).file != self.def(t).file
                                     && self.rank(q, r) == Rank::Higher
                             })
                     })

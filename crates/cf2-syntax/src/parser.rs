@@ -15,7 +15,8 @@
 //!
 //! Errors. Each error is reported once, as a [`Diagnostic`]; the statement in which it
 //! occurred is abandoned up to the next separator at its own bracket depth (or the `}`
-//! closing its block), and parsing resumes there. Nesting deeper than [`MAX_NESTING`] is an
+//! closing its block), and parsing resumes there; an error in an element of a list or an
+//! argument list abandons only that element, up to the next separator of the list. Nesting deeper than [`MAX_NESTING`] is an
 //! error: the parser never recurses deeper than that, and never builds a deeper tree (a
 //! chain of `n` binary operators or selectors is `n` levels deep).
 //!
@@ -104,6 +105,26 @@ struct Swallowed {
     name: Span,
     /// Where its line starts.
     line: usize,
+}
+
+/// Where a list or argument list stands, for recovery from an error in one of its elements.
+struct Level {
+    /// Its opening bracket.
+    open: Token,
+    /// The number of open brackets, its own included.
+    brackets: usize,
+    /// The parser's nesting depth inside it.
+    depth: usize,
+}
+
+impl Level {
+    fn new(p: &Parser<'_>, open: Token) -> Level {
+        Level {
+            open,
+            brackets: p.brackets.len(),
+            depth: p.depth,
+        }
+    }
 }
 
 /// A run of one associative operator longer than this is joined as a balanced tree
@@ -1294,11 +1315,14 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `[ ( Expr ( Sep Expr )* )? ]`
+    /// `[ ( Expr ( Sep Expr )* )? ]`. An element in error is reported and skipped up to the
+    /// next separator ([`Parser::element_failed`]), so the list's other mistakes are reported
+    /// too.
     fn list(&mut self) -> R<()> {
         let open = self.bump();
         self.enter(open)?;
         self.open_bracket(open);
+        let at = Level::new(self, open);
         let saved = self.mode;
         self.mode = Mode::List;
         let base = self.vals.len();
@@ -1314,19 +1338,111 @@ impl<'a> Parser<'a> {
                 Tok::Eof => return Err(self.fail(E::NeverClosed(open))),
                 _ => {}
             }
-            self.binary(P_OR)?;
-            let n = self.lex.peek_nth(0);
-            if !matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RBracket) {
-                return Err(self.fail(E::MissingCloser(
-                    open,
-                    n,
-                    "`,` or `]` after a list element",
-                )));
+            let v0 = self.vals.len();
+            if self.binary(P_OR).is_ok() {
+                let n = self.lex.peek_nth(0);
+                if matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RBracket) {
+                    continue;
+                }
+                self.fail(E::MissingCloser(open, n, "`,` or `]` after a list element"));
+                if is_mutation_op(self, n) {
+                    // `[1, 2` then `B => 3`: the list was never closed.
+                    return Err(Fail);
+                }
             }
+            self.element_failed(&at, t, v0)?;
         };
         self.mode = saved;
         self.leave();
         self.reduce_list(base, open, close)
+    }
+
+    /// After an error in an element of the list or argument list opened by `open` (which
+    /// started at `start`, its values pushed from `base` on): skips the rest of the element
+    /// up to the next separator at the list's own bracket depth, or up to its closing
+    /// bracket (not consumed), and stands an error expression for the element, so that
+    /// parsing resumes at the next element. Gives up on the list (`Err`, leaving the
+    /// statement's recovery to skip) where it was most likely never closed: at a closing
+    /// bracket of an enclosing construct, at a line that plainly starts a resource
+    /// definition, and at the end of the file.
+    #[cold]
+    #[inline(never)]
+    fn element_failed(&mut self, at: &Level, start: Token, v0: usize) -> R<()> {
+        let (open, level) = (at.open, at.brackets);
+        // Errors leave the nested constructs they were in open.
+        self.brackets.truncate(level);
+        self.depth = at.depth;
+        self.mode = Mode::List;
+        if self.gave_up {
+            return Err(Fail);
+        }
+        let closer = match open.kind {
+            Tok::LBracket => Tok::RBracket,
+            _ => Tok::RParen,
+        };
+        loop {
+            let t = self.lex.peek_nth(0);
+            match t.kind {
+                Tok::Eof | Tok::SQuoteOpen => return Err(Fail),
+                Tok::Newline | Tok::Comma if self.brackets.len() <= level => {
+                    if t.kind == Tok::Newline && self.starts_definition(1) {
+                        return Err(Fail);
+                    }
+                    break;
+                }
+                Tok::Newline
+                    if self.brackets.last().is_some_and(|(k, _)| *k != Tok::LBrace)
+                        && self.starts_definition(1) =>
+                {
+                    self.brackets.truncate(level);
+                    return Err(Fail);
+                }
+                Tok::LParen | Tok::LBracket | Tok::LBrace => {
+                    self.lex.next_token();
+                    self.open_bracket(t);
+                }
+                Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                    let open_kind = match t.kind {
+                        Tok::RParen => Tok::LParen,
+                        Tok::RBracket => Tok::LBracket,
+                        _ => Tok::LBrace,
+                    };
+                    let above = self.brackets.get(level..).unwrap_or(&[]);
+                    if let Some(i) = above.iter().rposition(|(k, _)| *k == open_kind) {
+                        // Closes a bracket opened in the element (and any left open in it).
+                        self.lex.next_token();
+                        self.brackets.truncate(level + i);
+                    } else if t.kind == closer {
+                        // Closes the list.
+                        self.brackets.truncate(level);
+                        break;
+                    } else if self
+                        .brackets
+                        .get(..level.saturating_sub(1))
+                        .is_some_and(|outer| outer.iter().any(|(k, _)| *k == open_kind))
+                    {
+                        // Closes an enclosing construct: the list was never closed.
+                        self.brackets.truncate(level);
+                        return Err(Fail);
+                    } else {
+                        // Closes nothing at all: skipped.
+                        self.lex.next_token();
+                    }
+                }
+                Tok::DQuote => {
+                    self.lex.next_token();
+                    self.lex.skip_string();
+                }
+                _ => {
+                    self.lex.next_token();
+                }
+            }
+        }
+        // What was parsed of the element becomes one error expression.
+        self.vals.truncate(v0);
+        let end = self.lex.resume_pos().max(start.end);
+        self.push_leaf(ExprKind::Error, self.span(start.start, end));
+        Ok(())
     }
 
     #[inline(never)]
@@ -1378,6 +1494,7 @@ impl<'a> Parser<'a> {
         let open = self.lex.next_token();
         self.enter(open)?;
         self.open_bracket(open);
+        let at = Level::new(self, open);
         let saved = self.mode;
         self.mode = Mode::List;
         let close = loop {
@@ -1392,11 +1509,19 @@ impl<'a> Parser<'a> {
                 Tok::Eof => return Err(self.fail(E::NeverClosed(open))),
                 _ => {}
             }
-            self.binary(P_OR)?;
-            let n = self.lex.peek_nth(0);
-            if !matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RParen) {
-                return Err(self.fail(E::ArgsCloser(open, n, callee)));
+            let v0 = self.vals.len();
+            if self.binary(P_OR).is_ok() {
+                let n = self.lex.peek_nth(0);
+                if matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RParen) {
+                    continue;
+                }
+                self.fail(E::ArgsCloser(open, n, callee));
+                if is_mutation_op(self, n) {
+                    // `[1, 2` then `B => 3`: the list was never closed.
+                    return Err(Fail);
+                }
             }
+            self.element_failed(&at, t, v0)?;
         };
         self.mode = saved;
         self.leave();

@@ -844,6 +844,27 @@ fn recovery_with_unclosed_brackets() {
 }
 
 #[test]
+fn recovery_inside_lists_and_arguments() {
+    // An element in error is skipped up to the next separator; the others still parse.
+    let src = "A => [1 2, 3\n  4 5\n  => x\n  6]\nB => f(1 2, 3)\nC => [[1 2], (3 4)]";
+    let (f, d) = parse(FileId(0), src);
+    assert_eq!(
+        d.iter()
+            .map(|d| text_of(src, d.span.unwrap()))
+            .collect::<Vec<_>>(),
+        ["2", "5", "=>", "2", "2", "4"]
+    );
+    assert_eq!(
+        f.statements.iter().map(stmt_sx).collect::<Vec<_>>(),
+        [
+            "A => [ERROR 3 ERROR ERROR 6]",
+            "B => f(ERROR 3)",
+            "C => [[ERROR] ERROR]"
+        ]
+    );
+}
+
+#[test]
 fn recovery_inside_nested_blocks() {
     let src = "A => {\n  B => {\n    C => (\n  }\n  D => 1\n}\nE => 2";
     let (file, diags) = parse(FileId(0), src);
@@ -860,7 +881,7 @@ fn recovery_inside_nested_blocks() {
             "expected a value, found `)`",
         ]
     );
-    assert_eq!(file_sx_lossy(src), "A => {}\nB => {}\nC => ERROR\nD => 1");
+    assert_eq!(file_sx_lossy(src), "A => {}\nB => {}\nC => [ERROR]\nD => 1");
 }
 
 fn file_sx_lossy(src: &str) -> String {

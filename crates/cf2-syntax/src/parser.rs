@@ -219,6 +219,9 @@ enum E<'x> {
     MissingCloser(Token, Token, &'static str),
     /// (opening bracket, token found, the function called, or `None` for `import`)
     ArgsCloser(Token, Token, Option<&'x Ident>),
+    /// A closing bracket of another kind where an element of a list or an argument list
+    /// may start: (opening bracket, the closer, the function called or `None`).
+    WrongCloser(Token, Token, Option<&'x Ident>),
     ImportNoParen(Token),
     ImportArity(Span),
     IfNoParen(Token),
@@ -1336,6 +1339,10 @@ impl<'a> Parser<'a> {
                     break t;
                 }
                 Tok::Eof => return Err(self.fail(E::NeverClosed(open))),
+                Tok::RBrace | Tok::RParen => {
+                    self.wrong_closer(&at, t, None)?;
+                    continue;
+                }
                 _ => {}
             }
             let v0 = self.vals.len();
@@ -1355,6 +1362,30 @@ impl<'a> Parser<'a> {
         self.mode = saved;
         self.leave();
         self.reduce_list(base, open, close)
+    }
+
+    /// A closing bracket `t` of another kind where an element of the list or argument list
+    /// at `at` may start (`[80,` then `443` then `}`): an error that points at the list's
+    /// opening bracket. If `t` closes an enclosing construct, the list was never closed and
+    /// is given up (`Err`); a closer that closes nothing is skipped.
+    #[cold]
+    #[inline(never)]
+    fn wrong_closer(&mut self, at: &Level, t: Token, callee: Option<&Ident>) -> R<()> {
+        let opener = match t.kind {
+            Tok::RParen => Tok::LParen,
+            Tok::RBracket => Tok::LBracket,
+            _ => Tok::LBrace,
+        };
+        let outer = self
+            .brackets
+            .get(..at.brackets.saturating_sub(1))
+            .is_some_and(|outer| outer.iter().any(|(k, _)| *k == opener));
+        self.fail(E::WrongCloser(at.open, t, callee));
+        if outer || self.gave_up {
+            return Err(Fail);
+        }
+        self.lex.next_token();
+        Ok(())
     }
 
     /// After an error in an element of the list or argument list opened by `open` (which
@@ -1507,6 +1538,10 @@ impl<'a> Parser<'a> {
                     break t;
                 }
                 Tok::Eof => return Err(self.fail(E::NeverClosed(open))),
+                Tok::RBrace | Tok::RBracket => {
+                    self.wrong_closer(&at, t, callee)?;
+                    continue;
+                }
                 _ => {}
             }
             let v0 = self.vals.len();
@@ -2078,6 +2113,14 @@ impl<'a> Parser<'a> {
                 };
                 self.missing_closer(open, found, &what)
             }
+            E::WrongCloser(open, found, callee) => {
+                let what = match (open.kind, callee) {
+                    (Tok::LBracket, _) => "a list element or `]`".to_string(),
+                    (_, Some(name)) => format!("an argument of `{}` or `)`", name.name),
+                    (_, None) => "an argument of `import` or `)`".to_string(),
+                };
+                self.missing_closer(open, found, &what)
+            }
             E::ImportNoParen(t) => self
                 .expected(t, "`(` after `import`")
                 .hint("the file to import is written in brackets: `import(name)`"),
@@ -2312,6 +2355,17 @@ impl<'a> Parser<'a> {
         if let Some(h) = self.foreign_hint(found) {
             return d.hint(h);
         }
+        if let Some(around) = self.closes_around(open, found) {
+            let closer = match open.kind {
+                Tok::LParen => ")",
+                Tok::LBracket => "]",
+                _ => "}",
+            };
+            return d.hint(format!(
+                "is a `{closer}` missing? This `{}` closes {around} around the {name}",
+                self.text(found)
+            ));
+        }
         if matches!(found.kind, Tok::Arrow | Tok::MergeArrow) {
             let closer = match open.kind {
                 Tok::LParen => ")",
@@ -2324,6 +2378,26 @@ impl<'a> Parser<'a> {
         } else {
             d
         }
+    }
+
+    /// If `found` is a closing bracket of a construct still open around the one `open`
+    /// opened (the `}` of the block around `[80, 443`), what that construct is.
+    fn closes_around(&self, open: Token, found: Token) -> Option<&'static str> {
+        let (opener, around) = match found.kind {
+            Tok::RParen => (Tok::LParen, "the bracketed part"),
+            Tok::RBracket => (Tok::LBracket, "the list"),
+            Tok::RBrace => (Tok::LBrace, "the block"),
+            _ => return None,
+        };
+        if opener == open.kind {
+            return None;
+        }
+        let inner = self
+            .brackets
+            .iter()
+            .rposition(|(_, span)| span.start as usize == open.start)?;
+        let outer = self.brackets.get(..inner)?;
+        outer.iter().any(|(k, _)| *k == opener).then_some(around)
     }
 
     /// A hint for a word from another language at `t`, or just before it (`not $x`).

@@ -64,6 +64,7 @@ pub fn parse(file: FileId, text: &str) -> (File, Vec<Diagnostic>) {
         stmts: Vec::new(),
         macros: Vec::new(),
         unclosed_reported: false,
+        cut: None,
     };
     let (statements, _) = p.statements(false);
     // A `def` is recorded when its body is parsed, so one nested in another's body comes
@@ -215,6 +216,8 @@ enum E<'x> {
     ValueExpected(Token),
     EmptyBrackets(Token),
     NeverClosed(Token),
+    /// (a block's `{`, the token after its last statement that shows it was never closed)
+    BlockCut(Token, Token),
     /// (opening bracket, token found, what was expected)
     MissingCloser(Token, Token, &'static str),
     /// (opening bracket, token found, the function called, or `None` for `import`)
@@ -266,6 +269,9 @@ struct Parser<'a> {
     macros: Vec<Arc<MacroDef>>,
     /// A "never closed" error has been reported.
     unclosed_reported: bool,
+    /// Set by [`Parser::statements`] when it ends a block at a token that shows the block
+    /// was never closed (see [`Parser::cuts_block`]); taken by [`Parser::block`].
+    cut: Option<Token>,
 }
 
 impl<'a> Parser<'a> {
@@ -490,9 +496,18 @@ impl<'a> Parser<'a> {
         let mut depth = 0;
         loop {
             self.mode = Mode::Stmt;
+            let before = self.lex.peek_nth(0);
             self.skip_separators();
             let t = self.lex.peek_nth(0);
             if t.kind == Tok::Eof || (in_block && t.kind == Tok::RBrace) {
+                break;
+            }
+            if in_block && self.cuts_block(t, before != t, saved) {
+                if t.kind == Tok::LBrace {
+                    // The separators before the next element are the list's.
+                    self.lex.reset(before.start);
+                }
+                self.cut = Some(t);
                 break;
             }
             let h0 = self.brackets.len();
@@ -503,7 +518,8 @@ impl<'a> Parser<'a> {
                     depth = depth.max(d);
                     let n = self.lex.peek_nth(0);
                     let ends = matches!(n.kind, Tok::Newline | Tok::Comma | Tok::Eof)
-                        || (in_block && n.kind == Tok::RBrace);
+                        || (in_block
+                            && (n.kind == Tok::RBrace || self.cuts_block(n, false, saved)));
                     if !ends {
                         let text_run = self.no_separator_error(n, base);
                         self.recover(h0, in_block);
@@ -541,6 +557,39 @@ impl<'a> Parser<'a> {
             self.stmts.split_off(base)
         };
         (out, depth)
+    }
+
+    /// Whether the token `t`, where a statement of a block may start (after separators if
+    /// `after_separator`), shows that the block was never closed: a `]` or `)` that closes
+    /// a construct around the block (`[ {` … `]`), or, in a block written as an element of
+    /// a list or argument list (`mode` is the list's), a `{` after a separator, which no
+    /// statement starts but the next element may (`[ {` … `,` `{` … `} ]`), if it stands
+    /// no further right than the block's `{` (one further right is more likely a mistake
+    /// inside the block).
+    fn cuts_block(&self, t: Token, after_separator: bool, mode: Mode) -> bool {
+        let opener = match t.kind {
+            Tok::RBracket => Tok::LBracket,
+            Tok::RParen => Tok::LParen,
+            Tok::LBrace => {
+                let src = self.lex.src();
+                let column = |at: usize| {
+                    src.get(line_start(src, at)..at)
+                        .map_or(0, |s| s.chars().count())
+                };
+                return after_separator
+                    && mode == Mode::List
+                    && self
+                        .brackets
+                        .last()
+                        .is_some_and(|(_, open)| column(t.start) <= column(open.start as usize));
+            }
+            _ => return false,
+        };
+        // The block's own `{` is the last bracket open.
+        let around = self.brackets.len().saturating_sub(1);
+        self.brackets
+            .get(..around)
+            .is_some_and(|outer| outer.iter().any(|(k, _)| *k == opener))
     }
 
     /// Reports [`E::NoSeparator`] after the last statement from `base` on in `self.stmts`.
@@ -1504,13 +1553,21 @@ impl<'a> Parser<'a> {
         self.open_bracket(open);
         let (statements, depth) = self.statements(true);
         let close = self.lex.peek_nth(0);
-        if close.kind != Tok::RBrace {
+        let end = if close.kind == Tok::RBrace {
+            self.lex.next_token();
+            close.end
+        } else if let Some(cut) = self.cut.take() {
+            // Never closed, but what follows is parsed as if it had been, where it ends.
+            self.fail(E::BlockCut(open, cut));
+            statements
+                .last()
+                .map_or(open.end, |s| s.span().end as usize)
+        } else {
             return Err(self.fail(E::NeverClosed(open)));
-        }
-        self.lex.next_token();
+        };
         self.close_bracket();
         self.leave();
-        let span = self.span(open.start, close.end);
+        let span = self.span(open.start, end);
         self.push_node(
             ExprKind::Block(statements),
             span,
@@ -2104,6 +2161,18 @@ impl<'a> Parser<'a> {
                         .hint("add a `}` where the inner block ends"),
                     None => d.hint(format!("add a `{closer}` where the {name} ends")),
                 }
+            }
+            E::BlockCut(open, cut) => {
+                let also = match cut.kind {
+                    Tok::RBracket => "this `]` closes the list around the block",
+                    Tok::RParen => "this `)` closes the bracketed part around the block",
+                    _ => "the next element starts here",
+                };
+                Diagnostic::error("this `{` is never closed")
+                    .at(self.tspan(open))
+                    .with_label("no matching `}`")
+                    .also(self.tspan(cut), also)
+                    .hint("add a `}` where the block ends")
             }
             E::MissingCloser(open, found, what) => self.missing_closer(open, found, what),
             E::ArgsCloser(open, found, callee) => {

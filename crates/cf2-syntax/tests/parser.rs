@@ -862,6 +862,14 @@ fn recovery_inside_lists_and_arguments() {
             "C => [[ERROR] ERROR]"
         ]
     );
+    // A block in a list never closed: the next element or the `]` ends it, one error.
+    let src = "U => [\n  {\n    N => j\n  ,\n  { N => k }\n]\nV => [{ N => l\n]\nW => 1";
+    let (f, d) = parse(FileId(0), src);
+    assert_eq!(
+        d.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
+        ["this `{` is never closed", "this `{` is never closed"]
+    );
+    assert_eq!(f.statements.len(), 3);
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //! newline ends something only where it can end:
 //! - newlines are skipped after anything that cannot end an expression: a binary or prefix
 //!   operator, `=>`, `~>`, `~(name)>`, `.`, `if`, the `(cond)` of an `if`, `then`, `else`,
-//!   `private`, and before and after the `=` of a `def`;
+//!   `private`, and before and after the `=` of a `def`; after `import`, `def`, `def name`
+//!   and inside `~(name)>` too, unless the next line starts a statement of its own;
 //! - inside `( )` around an expression (and inside `${ }`) newlines are ignored;
 //! - after a complete expression, if the first token on the next non-blank line can only
 //!   continue it (a binary operator, `.`, `else`, or a mutation operator `=>`, `~>`, `~`
@@ -351,6 +352,38 @@ impl<'a> Parser<'a> {
             true
         } else {
             false
+        }
+    }
+
+    /// Where a statement cannot end (after `import`, `def`, `def name`, and inside `~(name)>`):
+    /// skips the newlines ahead if the token after them is what must come next
+    /// (`expected`, given that token's index), or if it does not start a statement of its
+    /// own. Otherwise the newline stays, so that the error is reported at the end of the
+    /// line and the next line is parsed as the statement it starts.
+    fn skip_nl_within(&mut self, expected: fn(&mut Self, usize) -> bool) {
+        if self.lex.peek_nth(0).kind != Tok::Newline {
+            return;
+        }
+        let mut i = 1;
+        while self.lex.peek_nth(i).kind == Tok::Newline {
+            i += 1;
+        }
+        if expected(self, i) || !self.starts_statement(i) {
+            self.skip_nl();
+        }
+    }
+
+    /// True if the `n`th token ahead plainly starts a statement (or ends the block or file).
+    fn starts_statement(&mut self, n: usize) -> bool {
+        let t = self.lex.peek_nth(n);
+        match t.kind {
+            Tok::Eof | Tok::RBrace => true,
+            Tok::Word => {
+                matches!(self.text(t), "if" | "import" | "def" | "private")
+                    || self.lex.peek_nth(n + 1).kind == Tok::LParen
+                    || self.starts_definition(n)
+            }
+            _ => false,
         }
     }
 
@@ -889,20 +922,26 @@ impl<'a> Parser<'a> {
             Tok::Arrow => Ok((MutationOp::Assign, self.tspan(t))),
             Tok::MergeArrow => Ok((MutationOp::Merge, self.tspan(t))),
             _ => {
+                self.skip_nl_within(|p, i| p.lex.peek_nth(i).kind == Tok::LParen);
                 let open = self.lex.peek_nth(0);
                 if open.kind != Tok::LParen {
                     return Err(self.fail(E::TildeNoParen(open)));
                 }
                 self.lex.next_token();
+                self.skip_nl_within(|p, i| {
+                    p.lex.peek_nth(i).kind == Tok::Word && !p.starts_definition(i)
+                });
                 let name = self.ident(
                     "function names",
                     "the name of a mutation function in `~( )>`",
                 )?;
+                self.skip_nl_within(|p, i| p.lex.peek_nth(i).kind == Tok::RParen);
                 let close = self.lex.peek_nth(0);
                 if close.kind != Tok::RParen {
                     return Err(self.fail(E::TildeNoClose(close, &name)));
                 }
                 self.lex.next_token();
+                self.skip_nl_within(|p, i| p.lex.peek_nth(i).kind == Tok::Gt);
                 let gt = self.lex.peek_nth(0);
                 if gt.kind != Tok::Gt {
                     return Err(self.fail(E::TildeNoGt(gt, &name)));
@@ -916,7 +955,11 @@ impl<'a> Parser<'a> {
     /// `def name(params) = body`, onto `self.stmts`.
     fn macro_def(&mut self) -> R<usize> {
         let kw = self.bump();
+        self.skip_nl_within(|p, i| {
+            p.lex.peek_nth(i).kind == Tok::Word && p.lex.peek_nth(i + 1).kind == Tok::LParen
+        });
         let name = self.ident("macro names", "a macro name after `def`")?;
+        self.skip_nl_within(|p, i| p.lex.peek_nth(i).kind == Tok::LParen);
         let open = self.lex.peek_nth(0);
         if open.kind != Tok::LParen {
             return Err(self.fail(E::DefNoParen(open, &name)));
@@ -1639,6 +1682,7 @@ impl<'a> Parser<'a> {
     /// `import ( Expr ( Sep Expr )? )`; the next token is `import`.
     fn import(&mut self) -> R<()> {
         let kw = self.bump();
+        self.skip_nl_within(|p, i| p.lex.peek_nth(i).kind == Tok::LParen);
         let open = self.lex.peek_nth(0);
         if open.kind != Tok::LParen {
             return Err(self.fail(E::ImportNoParen(open)));

@@ -636,6 +636,20 @@ fn newline_continuation() {
     );
     assert_eq!(file_sx("X => 1\n - 2"), "X => (- 1 2)");
     assert_eq!(file_sx("X => $a\n  =~ /x/"), "X => (=~ $a /x/)");
+    // After `import`, `def`, `def name` and inside `~(name)>`, nothing can end either.
+    assert_eq!(file_sx("X => import\n  (f)"), "X => import('f')");
+    assert_eq!(file_sx("X ~\n  (max)> 1"), "X ~(max)> 1");
+    assert_eq!(file_sx("X ~(\n  max\n)\n> 1"), "X ~(max)> 1");
+    assert_eq!(ok("def\n  f(x) = $x\ndef g\n  (x) = $x").macros.len(), 2);
+    // ... unless the next line starts a statement: one error, at the end of the line.
+    assert_eq!(
+        errs("X => import\nY => 1\ndef\nZ => 1\nW ~(\nV => 1"),
+        [
+            "expected `(` after `import`, found the end of the line",
+            "expected a macro name after `def`, found the end of the line",
+            "expected the name of a mutation function in `~( )>`, found the end of the line",
+        ]
+    );
     // ... but not a line that starts a statement.
     assert_eq!(file_sx("X => 1\nY => 2"), "X => 1\nY => 2");
     assert_eq!(

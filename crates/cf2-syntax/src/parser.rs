@@ -1722,7 +1722,8 @@ impl<'a> Parser<'a> {
         self.skip_nl();
         let then_kw = self.lex.peek_nth(0);
         if !self.is_word(then_kw, "then") {
-            return Err(self.fail(E::IfNoThen(then_kw, kw)));
+            self.fail(E::IfNoThen(then_kw, kw));
+            return Err(self.branches_without_then(then_kw));
         }
         self.lex.next_token();
         self.skip_nl();
@@ -1736,6 +1737,36 @@ impl<'a> Parser<'a> {
         }
         self.leave();
         self.reduce_if(kw, base)
+    }
+
+    /// After an `if` whose condition is followed by `t` instead of `then` (reported): if `t`
+    /// can start a value, it is read as the `then` branch, and an `else` branch after it
+    /// too, so that recovery resumes after the whole `if` (an `else` on a later line is
+    /// not a stray one). The `if` stays in error.
+    #[cold]
+    #[inline(never)]
+    fn branches_without_then(&mut self, t: Token) -> Fail {
+        let starts_value = match t.kind {
+            Tok::Word => !self.is_word(t, "else") && !self.is_word(t, "then"),
+            Tok::Number
+            | Tok::Ref
+            | Tok::DQuote
+            | Tok::SQuoted
+            | Tok::LBracket
+            | Tok::LBrace
+            | Tok::LParen
+            | Tok::Minus
+            | Tok::Bang
+            | Tok::Question
+            | Tok::Slash => true,
+            _ => false,
+        };
+        if starts_value && self.binary(P_OR).is_ok() && self.cont(is_else) {
+            self.bump();
+            self.skip_nl();
+            let _ = self.binary(P_OR);
+        }
+        Fail
     }
 
     /// After the branch of an `if` (after `kw`, `then` or `else`), on top of the value

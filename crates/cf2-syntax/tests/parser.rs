@@ -887,6 +887,19 @@ fn recovery_inside_lists_and_arguments() {
 }
 
 #[test]
+fn missing_then_is_one_error() {
+    // The branches are read on, so the `else` on a later line is not a stray one.
+    assert_eq!(
+        errs("X => if ($a)\n  1\n  else 2\nY => if ($a) else 3\nZ => 1 1"),
+        [
+            "expected `then` after the condition of `if`, found `1`",
+            "expected `then` after the condition of `if`, found the keyword `else`",
+            "expected a newline or `,` after the definition of `Z`, found `1`",
+        ]
+    );
+}
+
+#[test]
 fn recovery_inside_nested_blocks() {
     let src = "A => {\n  B => {\n    C => (\n  }\n  D => 1\n}\nE => 2";
     let (file, diags) = parse(FileId(0), src);

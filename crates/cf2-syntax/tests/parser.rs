@@ -1062,6 +1062,13 @@ fn errors_in_interpolations_are_local() {
             "W => 1"
         ]
     );
+    // A quoted text inside `${...}` is skipped with it; the string goes on after the `}`.
+    let (f, d) = parse(FileId(0), "X => \"a ${\"n\"} b\"\nW => 1");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(
+        f.statements.iter().map(stmt_sx).collect::<Vec<_>>(),
+        ["X => \"a ${ERROR} b\"", "W => 1"]
+    );
 }
 
 #[test]

@@ -66,6 +66,8 @@ pub fn parse(file: FileId, text: &str) -> (File, Vec<Diagnostic>) {
         macros: Vec::new(),
         unclosed_reported: false,
         cut: None,
+        scope: Vec::new(),
+        scope_from: 0,
     };
     let (statements, _) = p.statements(false);
     // A `def` is recorded when its body is parsed, so one nested in another's body comes
@@ -117,6 +119,8 @@ struct Level {
     brackets: usize,
     /// The parser's nesting depth inside it.
     depth: usize,
+    /// The length of the resource path inside it.
+    scope: usize,
 }
 
 impl Level {
@@ -125,6 +129,7 @@ impl Level {
             open,
             brackets: p.brackets.len(),
             depth: p.depth,
+            scope: p.scope.len(),
         }
     }
 }
@@ -273,6 +278,21 @@ struct Parser<'a> {
     /// Set by [`Parser::statements`] when it ends a block at a token that shows the block
     /// was never closed (see [`Parser::cuts_block`]); taken by [`Parser::block`].
     cut: Option<Token>,
+    /// The path of the resource being defined where the parser stands, from `scope_from`
+    /// on (see [`Parser::resource_name`]): the names of the definitions it is in, and the
+    /// position of each list element it is in.
+    scope: Vec<Seg>,
+    /// Where the resource path starts in `scope`: a macro's body belongs to no resource.
+    scope_from: usize,
+}
+
+/// A part of the path of the resource being defined.
+#[derive(Debug, Clone, Copy)]
+enum Seg {
+    /// A name of a definition's path.
+    Name(Span),
+    /// The position of an element in a list (`a.1.e` for `e` in `a => [x, {e => 1}]`).
+    Index(usize),
 }
 
 impl<'a> Parser<'a> {
@@ -546,6 +566,7 @@ impl<'a> Parser<'a> {
             let h0 = self.brackets.len();
             let d0 = self.depth;
             let v0 = self.vals.len();
+            let scope = (self.scope.len(), self.scope_from);
             match self.statement() {
                 Ok(d) => {
                     depth = depth.max(d);
@@ -572,6 +593,8 @@ impl<'a> Parser<'a> {
             self.depth = d0;
             self.brackets.truncate(h0);
             self.vals.truncate(v0);
+            self.scope.truncate(scope.0);
+            self.scope_from = scope.1;
             // Never loop without progress.
             let n = self.lex.peek_nth(0);
             if n == t && n.kind != Tok::Eof && !(in_block && n.kind == Tok::RBrace) {
@@ -732,6 +755,9 @@ impl<'a> Parser<'a> {
         // (rather than the four elements a `Vec` reserves when it first grows).
         let mut path = Vec::with_capacity(1);
         let private = self.resource_path(&mut path)?;
+        // (Left for the caller to truncate on an early error return.)
+        let s0 = self.scope.len();
+        self.scope.extend(path.iter().map(|i| Seg::Name(i.span)));
         let mut mutations = Vec::with_capacity(1);
         let mut depth = 0;
         let mut failed = false;
@@ -780,6 +806,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
+        self.scope.truncate(s0);
         self.finish_resource(first, private, path, mutations);
         if failed {
             Err(Fail)
@@ -1001,7 +1028,10 @@ impl<'a> Parser<'a> {
         }
         self.lex.next_token();
         self.skip_nl();
+        // A macro's body belongs to no resource (restored by the caller on an error).
+        let scope_from = std::mem::replace(&mut self.scope_from, self.scope.len());
         self.binary(P_OR)?;
+        self.scope_from = scope_from;
         let Some(body) = self.vals.pop() else {
             return Err(Fail);
         };
@@ -1417,11 +1447,16 @@ impl<'a> Parser<'a> {
         let open = self.bump();
         self.enter(open)?;
         self.open_bracket(open);
+        // Each element's position, for the path of a block written in the list.
+        self.scope.push(Seg::Index(0));
         let at = Level::new(self, open);
         let saved = self.mode;
         self.mode = Mode::List;
         let base = self.vals.len();
         let close = loop {
+            if let Some(seg) = self.scope.last_mut() {
+                *seg = Seg::Index(self.vals.len().saturating_sub(base));
+            }
             self.skip_separators();
             let t = self.lex.peek_nth(0);
             match t.kind {
@@ -1453,6 +1488,7 @@ impl<'a> Parser<'a> {
         };
         self.mode = saved;
         self.leave();
+        self.scope.pop();
         self.reduce_list(base, open, close)
     }
 
@@ -1495,6 +1531,7 @@ impl<'a> Parser<'a> {
         // Errors leave the nested constructs they were in open.
         self.brackets.truncate(level);
         self.depth = at.depth;
+        self.scope.truncate(at.scope);
         self.mode = Mode::List;
         if self.gave_up {
             return Err(Fail);
@@ -1861,7 +1898,13 @@ impl<'a> Parser<'a> {
     /// `${ name ( . Value )* }` inside a string or regex; the `${` has been consumed. Errors
     /// are reported and recovered from here: the value pushed is then an error expression.
     fn interp(&mut self, dollar: usize, regex: bool) {
-        let saved = (self.mode, self.depth, self.brackets.len(), self.vals.len());
+        let saved = (
+            self.mode,
+            self.depth,
+            self.brackets.len(),
+            self.vals.len(),
+            self.scope.len(),
+        );
         self.mode = Mode::Skip;
         let at = Token {
             kind: Tok::Dollar,
@@ -1874,6 +1917,7 @@ impl<'a> Parser<'a> {
         self.mode = saved.0;
         self.depth = saved.1;
         self.brackets.truncate(saved.2);
+        self.scope.truncate(saved.4);
         if r.is_err() {
             self.vals.truncate(saved.3);
             self.lex.skip_interp(regex);
@@ -1951,7 +1995,10 @@ impl<'a> Parser<'a> {
             _ => {}
         }
         let fatal = matches!(e, E::TooDeep(_));
-        let d = self.diagnose(e);
+        let mut d = self.diagnose(e);
+        if d.resource.is_none() {
+            d.resource = self.resource_name(None);
+        }
         if fatal {
             // Input this deep is not worth recovering from.
             self.diags
@@ -1970,6 +2017,38 @@ impl<'a> Parser<'a> {
             self.diags.push(d);
         }
         Fail
+    }
+
+    /// The whole path of the resource being defined where the parser stands (`Web.Port`
+    /// for `Port` in `Web => {...}`, `a.1.e` for `e` in `a => [x, {e => 1}]`), followed by
+    /// `then` (the path of a definition just parsed in that place), if any.
+    fn resource_name(&self, then: Option<&[Ident]>) -> Option<String> {
+        let src = self.lex.src();
+        let scope = self.scope.get(self.scope_from..).unwrap_or(&[]);
+        // The position of a list element is part of a path only after a name and before one.
+        let first_name = scope
+            .iter()
+            .position(|s| matches!(s, Seg::Name(_)))
+            .unwrap_or(scope.len());
+        let scope = scope.get(first_name..).unwrap_or(&[]);
+        let last_name = scope.iter().rposition(|s| matches!(s, Seg::Name(_)));
+        let scope = match (last_name, then) {
+            (_, Some(_)) => scope,
+            (Some(i), None) => scope.get(..=i).unwrap_or(&[]),
+            (None, None) => return None,
+        };
+        let mut parts: Vec<String> = scope
+            .iter()
+            .map(|s| match s {
+                Seg::Name(span) => src
+                    .get(span.start as usize..span.end as usize)
+                    .unwrap_or("")
+                    .to_string(),
+                Seg::Index(i) => i.to_string(),
+            })
+            .collect();
+        parts.extend(then.unwrap_or(&[]).iter().map(|i| i.name.to_string()));
+        (!parts.is_empty()).then(|| parts.join("."))
     }
 
     /// A description of a token for "found ..." in messages.
@@ -2385,14 +2464,15 @@ impl<'a> Parser<'a> {
     fn missing_value(&self, op: Span, path: &[Ident], value: Option<Span>) -> Diagnostic {
         let src = self.lex.src();
         let op_text = src.get(op.start as usize..op.end as usize).unwrap_or("=>");
-        let name = dotted(path);
+        let name = self.resource_name(None).unwrap_or_else(|| dotted(path));
         let d = Diagnostic::error(format!("expected a value for `{name}` after `{op_text}`"))
             .at(op)
             .with_label("no value after this")
             .resource(name.clone());
         let Some(value) = value else {
             return d.hint(format!(
-                "give `{name}` a value, e.g. `{name} {op_text} value`"
+                "give `{name}` a value, e.g. `{} {op_text} value`",
+                dotted(path)
             ));
         };
         let line_start = line_start(src, value.start as usize);
@@ -2411,7 +2491,7 @@ impl<'a> Parser<'a> {
     fn dangling_operator(&self, at: Span, path: &[Ident], name: Span) -> Diagnostic {
         let src = self.lex.src();
         let op_text = src.get(at.start as usize..at.end as usize).unwrap_or("");
-        let resource = dotted(path);
+        let resource = self.resource_name(None).unwrap_or_else(|| dotted(path));
         let line = src
             .get(name.start as usize..)
             .and_then(|s| s.lines().next())
@@ -2565,17 +2645,30 @@ impl<'a> Parser<'a> {
         if n.kind == Tok::RBrace {
             return self.diagnose(E::Unmatched(n));
         }
-        let after = match last {
-            Some(Statement::Resource(r)) => {
+        let name = match last {
+            Some(Statement::Resource(r)) => self.resource_name(Some(&r.path)),
+            _ => None,
+        };
+        let after = match (last, &name) {
+            (Some(Statement::Resource(_)), Some(name)) => {
+                format!("after the definition of `{name}`")
+            }
+            (Some(Statement::Resource(r)), None) => {
                 format!("after the definition of `{}`", dotted(&r.path))
             }
-            Some(Statement::Import(_)) => "after `import(...)`".to_string(),
-            Some(Statement::If(_)) => "after the `if` statement".to_string(),
-            Some(Statement::Call(c)) => format!("after the call of `{}`", c.name.name),
-            Some(Statement::Macro(m)) => format!("after the definition of macro `{}`", m.name.name),
-            None => "after the statement".to_string(),
+            (Some(Statement::Import(_)), _) => "after `import(...)`".to_string(),
+            (Some(Statement::If(_)), _) => "after the `if` statement".to_string(),
+            (Some(Statement::Call(c)), _) => format!("after the call of `{}`", c.name.name),
+            (Some(Statement::Macro(m)), _) => {
+                format!("after the definition of macro `{}`", m.name.name)
+            }
+            (None, _) => "after the statement".to_string(),
         };
         let d = self.expected(n, &format!("a newline or `,` {after}"));
+        let d = match name {
+            Some(name) => d.resource(name),
+            None => d,
+        };
         let last_value = match last {
             Some(Statement::Resource(r)) => r.mutations.last().map(|m| &m.value),
             Some(Statement::Macro(m)) => Some(&m.body),

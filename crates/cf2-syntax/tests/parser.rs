@@ -784,7 +784,7 @@ fn several_errors_in_one_file() {
             "expected `=>`, `~>` or `~(name)>` after the resource name `X`, found `42`",
             "expected a value, found `)`",
             "expected `,` or `]` after a list element, found `=>`",
-            "expected a newline or `,` after the definition of `F`, found `G`",
+            "expected a newline or `,` after the definition of `E.F`, found `G`",
             "expected `=>`, `~>` or `~(name)>` after the resource name `I`, found `=`",
         ]
     );

@@ -234,6 +234,9 @@ enum E<'x> {
     ImportNoParen(Token),
     ImportArity(Span),
     IfNoParen(Token),
+    /// (an operator, `.`, `if`, `then` or `else`, the end of the file or the closing
+    /// bracket or `,` found where what must follow it was expected)
+    NoOperand(Token, Token),
     IfNoThen(Token, Token),
     Unterminated(Token, bool),
     InterpName(Token),
@@ -404,6 +407,20 @@ impl<'a> Parser<'a> {
                     || self.starts_definition(n)
             }
             _ => false,
+        }
+    }
+
+    /// After `op` (an operator, `.`, `if`, `then`, `else`) and the newlines after it: an
+    /// error at `op` if the file ends or a `,` or a closing bracket comes, which nothing
+    /// that must follow `op` starts (`Disk => 100 +` at the end of the file), rather than
+    /// at what comes (past the end of the file, or a `}` on a later line).
+    fn operand_after(&mut self, op: Token) -> R<()> {
+        let t = self.lex.peek_nth(0);
+        match t.kind {
+            Tok::Eof | Tok::Comma | Tok::RBrace | Tok::RParen | Tok::RBracket => {
+                Err(self.fail(E::NoOperand(op, t)))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -1088,6 +1105,7 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             self.skip_nl();
+            self.operand_after(t)?;
             if prec == P_MATCH {
                 // One value, not followed by a selection.
                 self.value(false)?;
@@ -1190,6 +1208,7 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             self.skip_nl();
+            self.operand_after(t)?;
             ops.push((op, t));
         }
         match ops.last() {
@@ -1203,6 +1222,7 @@ impl<'a> Parser<'a> {
                 while self.cont(is_dot) {
                     let dot = self.bump();
                     self.skip_nl();
+                    self.operand_after(dot)?;
                     self.selector()?;
                     self.reduce_select(dot)?;
                 }
@@ -1750,6 +1770,7 @@ impl<'a> Parser<'a> {
         let kw = self.bump();
         self.enter(kw)?;
         self.skip_nl();
+        self.operand_after(kw)?;
         let open = self.lex.peek_nth(0);
         if open.kind != Tok::LParen {
             return Err(self.fail(E::IfNoParen(open)));
@@ -1764,11 +1785,13 @@ impl<'a> Parser<'a> {
         }
         self.lex.next_token();
         self.skip_nl();
+        self.operand_after(then_kw)?;
         self.binary(P_OR)?;
         self.branch_definition(then_kw, stmt)?;
         if self.cont(is_else) {
             let else_kw = self.bump();
             self.skip_nl();
+            self.operand_after(else_kw)?;
             self.binary(P_OR)?;
             self.branch_definition(else_kw, stmt)?;
         }
@@ -2353,6 +2376,7 @@ impl<'a> Parser<'a> {
             .at(span)
             .with_label("wrong number of arguments")
             .hint("write `import(name)` or `import(name, 'signer@example.org')`"),
+            E::NoOperand(op, found) => self.no_operand(op, found),
             E::IfNoParen(t) => self
                 .expected(t, "`(` after `if`")
                 .hint("the condition of `if` is written in brackets: `if ($x) then ... else ...`"),
@@ -2485,6 +2509,52 @@ impl<'a> Parser<'a> {
             "the next line `{}` was read as the value of `{name}`; is a value missing?",
             shorten(line)
         ))
+    }
+
+    /// Nothing after `op` (an operator, `.`, `if`, `then`, `else`) but `found`: the end of
+    /// the file, a `,` or a closing bracket. Shown at `op`.
+    fn no_operand(&self, op: Token, found: Token) -> Diagnostic {
+        let src = self.lex.src();
+        let op_text = self.text(op);
+        let what = match op.kind {
+            Tok::Dot => "a selector",
+            Tok::Word if op_text == "if" => "`(`",
+            _ => "a value",
+        };
+        let later_line = src
+            .get(op.end..found.start)
+            .is_some_and(|gap| gap.contains('\n'));
+        let label = if later_line {
+            "the line ends after this"
+        } else {
+            "nothing after this"
+        };
+        let d = Diagnostic::error(format!(
+            "expected {what} after `{op_text}`, found {}",
+            self.describe(found)
+        ))
+        .at(self.tspan(op))
+        .with_label(label);
+        let after_number = op.kind == Tok::Dot
+            && src
+                .get(..op.start)
+                .and_then(|s| s.chars().next_back())
+                .is_some_and(|c| c.is_ascii_digit());
+        let hint = match (op.kind, self.resource_name(None)) {
+            _ if after_number => {
+                "a number with a fraction has digits after its point, e.g. `1.0`".to_string()
+            }
+            (Tok::Word, _) if op_text == "if" => {
+                "the condition of `if` is written in brackets: `if ($x) then ... else ...`"
+                    .to_string()
+            }
+            (Tok::Word, _) => format!("give the `{op_text}` branch a value"),
+            (_, Some(resource)) => {
+                format!("finish the value of `{resource}` after `{op_text}`, or remove `{op_text}`")
+            }
+            (_, None) => format!("finish the expression after `{op_text}`, or remove `{op_text}`"),
+        };
+        d.hint(hint)
     }
 
     /// An operator that ends a line, whose operand became the next line's definition.

@@ -782,7 +782,7 @@ fn several_errors_in_one_file() {
         msgs,
         [
             "expected `=>`, `~>` or `~(name)>` after the resource name `X`, found `42`",
-            "expected a value, found `)`",
+            "expected a value after `+`, found `)`",
             "expected `,` or `]` after a list element, found `=>`",
             "expected a newline or `,` after the definition of `E.F`, found `G`",
             "expected `=>`, `~>` or `~(name)>` after the resource name `I`, found `=`",
@@ -811,7 +811,7 @@ fn several_errors_in_one_file() {
         .iter()
         .map(|d| text_of(src, d.span.unwrap()))
         .collect();
-    assert_eq!(at, ["42", ")", "=>", "G", "="]);
+    assert_eq!(at, ["42", "+", "=>", "G", "="]);
     assert_eq!(
         diags[4].hint.as_deref(),
         Some("a resource is assigned with `=>`, e.g. `Name => value`")
@@ -851,7 +851,7 @@ fn recovery_with_unclosed_brackets() {
     assert_eq!(
         d.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
         [
-            "expected a value, found `}`",
+            "expected a value after `+`, found `}`",
             "expected a newline or `,` after the definition of `C`, found `1`",
         ]
     );
@@ -884,6 +884,53 @@ fn recovery_inside_lists_and_arguments() {
         ["this `{` is never closed", "this `{` is never closed"]
     );
     assert_eq!(f.statements.len(), 3);
+}
+
+#[test]
+fn nothing_after_an_operator_is_shown_at_the_operator() {
+    // Not past the end of the file, nor at the `}` on the next line.
+    for (src, at, msg) in [
+        (
+            "A => 1 +\n\n",
+            "+",
+            "expected a value after `+`, found the end of the file",
+        ),
+        (
+            "A => {\n  B => 1 *\n}",
+            "*",
+            "expected a value after `*`, found `}`",
+        ),
+        (
+            "A => 1.\n",
+            ".",
+            "expected a selector after `.`, found the end of the file",
+        ),
+        (
+            "A => -",
+            "-",
+            "expected a value after `-`, found the end of the file",
+        ),
+        (
+            "A => if\n",
+            "if",
+            "expected `(` after `if`, found the end of the file",
+        ),
+        (
+            "A => if ($x) then 1 else\n",
+            "else",
+            "expected a value after `else`, found the end of the file",
+        ),
+        (
+            "A => [1 +, 2]",
+            "+",
+            "expected a value after `+`, found `,`",
+        ),
+    ] {
+        let d = diags(src);
+        assert_eq!(d.len(), 1, "{src:?}: {d:?}");
+        assert_eq!(d[0].message, msg, "{src:?}");
+        assert_eq!(text_of(src, d[0].span.unwrap()), at, "{src:?}");
+    }
 }
 
 #[test]

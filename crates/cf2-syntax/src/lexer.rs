@@ -369,7 +369,9 @@ impl<'a> Lexer<'a> {
 
     /// Error recovery inside `${...}`: skips from the first unconsumed token to just after
     /// the next `}`, or up to (not over) the delimiter that closes the enclosing string or
-    /// regex, or a line end in a regex.
+    /// regex, or a line end in a regex. In a string, a `"` that starts a quoted text
+    /// followed on its line by the `}` (`"${"name"}"`) is inside the `${...}`, not the end
+    /// of the string.
     pub fn skip_interp(&mut self, regex: bool) {
         let from = self.resume_pos();
         self.reset(from);
@@ -382,6 +384,11 @@ impl<'a> Lexer<'a> {
                     return;
                 }
                 '"' if !regex => {
+                    if let Some(end) = self.nested_string_end(base + i) {
+                        // Skip it: `chars` resumes after its closing quote.
+                        while chars.next().is_some_and(|(j, _)| base + j + 1 < end) {}
+                        continue;
+                    }
                     self.pos = base + i;
                     return;
                 }
@@ -396,6 +403,18 @@ impl<'a> Lexer<'a> {
             }
         }
         self.pos = self.src.len();
+    }
+
+    /// If the `"` at `at` starts a quoted text inside a `${...}` (the text ends on its line,
+    /// and a `}` follows on that line before any other `"`), where that text ends.
+    fn nested_string_end(&self, at: usize) -> Option<usize> {
+        let end = string_end(self.src, at + 1)?;
+        let text = self.src.get(at..end)?;
+        let rest = self.src.get(end..)?;
+        let rest = rest.split('\n').next().unwrap_or("");
+        let close = rest.find('}')?;
+        let quote = rest.find('"');
+        (!text.contains('\n') && quote.is_none_or(|q| close < q)).then_some(end)
     }
 
     /// Error recovery: skips the body of a string whose opening quote was just consumed,

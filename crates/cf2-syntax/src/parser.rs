@@ -5,7 +5,8 @@
 //! newline ends something only where it can end:
 //! - newlines are skipped after anything that cannot end an expression: a binary or prefix
 //!   operator, `=>`, `~>`, `~(name)>`, `.`, `if`, the `(cond)` of an `if`, `then`, `else`,
-//!   `private`, and before and after the `=` of a `def`;
+//!   `private`, and before and after the `=` of a `def`; after `import`, `def`, `def name`
+//!   and inside `~(name)>` too, unless the next line starts a statement of its own;
 //! - inside `( )` around an expression (and inside `${ }`) newlines are ignored;
 //! - after a complete expression, if the first token on the next non-blank line can only
 //!   continue it (a binary operator, `.`, `else`, or a mutation operator `=>`, `~>`, `~`
@@ -15,7 +16,8 @@
 //!
 //! Errors. Each error is reported once, as a [`Diagnostic`]; the statement in which it
 //! occurred is abandoned up to the next separator at its own bracket depth (or the `}`
-//! closing its block), and parsing resumes there. Nesting deeper than [`MAX_NESTING`] is an
+//! closing its block), and parsing resumes there; an error in an element of a list or an
+//! argument list abandons only that element, up to the next separator of the list. Nesting deeper than [`MAX_NESTING`] is an
 //! error: the parser never recurses deeper than that, and never builds a deeper tree (a
 //! chain of `n` binary operators or selectors is `n` levels deep).
 //!
@@ -63,6 +65,9 @@ pub fn parse(file: FileId, text: &str) -> (File, Vec<Diagnostic>) {
         stmts: Vec::new(),
         macros: Vec::new(),
         unclosed_reported: false,
+        cut: None,
+        scope: Vec::new(),
+        scope_from: 0,
     };
     let (statements, _) = p.statements(false);
     // A `def` is recorded when its body is parsed, so one nested in another's body comes
@@ -104,6 +109,29 @@ struct Swallowed {
     name: Span,
     /// Where its line starts.
     line: usize,
+}
+
+/// Where a list or argument list stands, for recovery from an error in one of its elements.
+struct Level {
+    /// Its opening bracket.
+    open: Token,
+    /// The number of open brackets, its own included.
+    brackets: usize,
+    /// The parser's nesting depth inside it.
+    depth: usize,
+    /// The length of the resource path inside it.
+    scope: usize,
+}
+
+impl Level {
+    fn new(p: &Parser<'_>, open: Token) -> Level {
+        Level {
+            open,
+            brackets: p.brackets.len(),
+            depth: p.depth,
+            scope: p.scope.len(),
+        }
+    }
 }
 
 /// A run of one associative operator longer than this is joined as a balanced tree
@@ -194,13 +222,21 @@ enum E<'x> {
     ValueExpected(Token),
     EmptyBrackets(Token),
     NeverClosed(Token),
+    /// (a block's `{`, the token after its last statement that shows it was never closed)
+    BlockCut(Token, Token),
     /// (opening bracket, token found, what was expected)
     MissingCloser(Token, Token, &'static str),
     /// (opening bracket, token found, the function called, or `None` for `import`)
     ArgsCloser(Token, Token, Option<&'x Ident>),
+    /// A closing bracket of another kind where an element of a list or an argument list
+    /// may start: (opening bracket, the closer, the function called or `None`).
+    WrongCloser(Token, Token, Option<&'x Ident>),
     ImportNoParen(Token),
     ImportArity(Span),
     IfNoParen(Token),
+    /// (an operator, `.`, `if`, `then` or `else`, the end of the file or the closing
+    /// bracket or `,` found where what must follow it was expected)
+    NoOperand(Token, Token),
     IfNoThen(Token, Token),
     Unterminated(Token, bool),
     InterpName(Token),
@@ -242,6 +278,24 @@ struct Parser<'a> {
     macros: Vec<Arc<MacroDef>>,
     /// A "never closed" error has been reported.
     unclosed_reported: bool,
+    /// Set by [`Parser::statements`] when it ends a block at a token that shows the block
+    /// was never closed (see [`Parser::cuts_block`]); taken by [`Parser::block`].
+    cut: Option<Token>,
+    /// The path of the resource being defined where the parser stands, from `scope_from`
+    /// on (see [`Parser::resource_name`]): the names of the definitions it is in, and the
+    /// position of each list element it is in.
+    scope: Vec<Seg>,
+    /// Where the resource path starts in `scope`: a macro's body belongs to no resource.
+    scope_from: usize,
+}
+
+/// A part of the path of the resource being defined.
+#[derive(Debug, Clone, Copy)]
+enum Seg {
+    /// A name of a definition's path.
+    Name(Span),
+    /// The position of an element in a list (`a.1.e` for `e` in `a => [x, {e => 1}]`).
+    Index(usize),
 }
 
 impl<'a> Parser<'a> {
@@ -321,6 +375,52 @@ impl<'a> Parser<'a> {
             true
         } else {
             false
+        }
+    }
+
+    /// Where a statement cannot end (after `import`, `def`, `def name`, and inside `~(name)>`):
+    /// skips the newlines ahead if the token after them is what must come next
+    /// (`expected`, given that token's index), or if it does not start a statement of its
+    /// own. Otherwise the newline stays, so that the error is reported at the end of the
+    /// line and the next line is parsed as the statement it starts.
+    fn skip_nl_within(&mut self, expected: fn(&mut Self, usize) -> bool) {
+        if self.lex.peek_nth(0).kind != Tok::Newline {
+            return;
+        }
+        let mut i = 1;
+        while self.lex.peek_nth(i).kind == Tok::Newline {
+            i += 1;
+        }
+        if expected(self, i) || !self.starts_statement(i) {
+            self.skip_nl();
+        }
+    }
+
+    /// True if the `n`th token ahead plainly starts a statement (or ends the block or file).
+    fn starts_statement(&mut self, n: usize) -> bool {
+        let t = self.lex.peek_nth(n);
+        match t.kind {
+            Tok::Eof | Tok::RBrace => true,
+            Tok::Word => {
+                matches!(self.text(t), "if" | "import" | "def" | "private")
+                    || self.lex.peek_nth(n + 1).kind == Tok::LParen
+                    || self.starts_definition(n)
+            }
+            _ => false,
+        }
+    }
+
+    /// After `op` (an operator, `.`, `if`, `then`, `else`) and the newlines after it: an
+    /// error at `op` if the file ends or a `,` or a closing bracket comes, which nothing
+    /// that must follow `op` starts (`Disk => 100 +` at the end of the file), rather than
+    /// at what comes (past the end of the file, or a `}` on a later line).
+    fn operand_after(&mut self, op: Token) -> R<()> {
+        let t = self.lex.peek_nth(0);
+        match t.kind {
+            Tok::Eof | Tok::Comma | Tok::RBrace | Tok::RParen | Tok::RBracket => {
+                Err(self.fail(E::NoOperand(op, t)))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -466,20 +566,31 @@ impl<'a> Parser<'a> {
         let mut depth = 0;
         loop {
             self.mode = Mode::Stmt;
+            let before = self.lex.peek_nth(0);
             self.skip_separators();
             let t = self.lex.peek_nth(0);
             if t.kind == Tok::Eof || (in_block && t.kind == Tok::RBrace) {
                 break;
             }
+            if in_block && self.cuts_block(t, before != t, saved) {
+                if t.kind == Tok::LBrace {
+                    // The separators before the next element are the list's.
+                    self.lex.reset(before.start);
+                }
+                self.cut = Some(t);
+                break;
+            }
             let h0 = self.brackets.len();
             let d0 = self.depth;
             let v0 = self.vals.len();
+            let scope = (self.scope.len(), self.scope_from);
             match self.statement() {
                 Ok(d) => {
                     depth = depth.max(d);
                     let n = self.lex.peek_nth(0);
                     let ends = matches!(n.kind, Tok::Newline | Tok::Comma | Tok::Eof)
-                        || (in_block && n.kind == Tok::RBrace);
+                        || (in_block
+                            && (n.kind == Tok::RBrace || self.cuts_block(n, false, saved)));
                     if !ends {
                         let text_run = self.no_separator_error(n, base);
                         self.recover(h0, in_block);
@@ -499,6 +610,8 @@ impl<'a> Parser<'a> {
             self.depth = d0;
             self.brackets.truncate(h0);
             self.vals.truncate(v0);
+            self.scope.truncate(scope.0);
+            self.scope_from = scope.1;
             // Never loop without progress.
             let n = self.lex.peek_nth(0);
             if n == t && n.kind != Tok::Eof && !(in_block && n.kind == Tok::RBrace) {
@@ -517,6 +630,39 @@ impl<'a> Parser<'a> {
             self.stmts.split_off(base)
         };
         (out, depth)
+    }
+
+    /// Whether the token `t`, where a statement of a block may start (after separators if
+    /// `after_separator`), shows that the block was never closed: a `]` or `)` that closes
+    /// a construct around the block (`[ {` … `]`), or, in a block written as an element of
+    /// a list or argument list (`mode` is the list's), a `{` after a separator, which no
+    /// statement starts but the next element may (`[ {` … `,` `{` … `} ]`), if it stands
+    /// no further right than the block's `{` (one further right is more likely a mistake
+    /// inside the block).
+    fn cuts_block(&self, t: Token, after_separator: bool, mode: Mode) -> bool {
+        let opener = match t.kind {
+            Tok::RBracket => Tok::LBracket,
+            Tok::RParen => Tok::LParen,
+            Tok::LBrace => {
+                let src = self.lex.src();
+                let column = |at: usize| {
+                    src.get(line_start(src, at)..at)
+                        .map_or(0, |s| s.chars().count())
+                };
+                return after_separator
+                    && mode == Mode::List
+                    && self
+                        .brackets
+                        .last()
+                        .is_some_and(|(_, open)| column(t.start) <= column(open.start as usize));
+            }
+            _ => return false,
+        };
+        // The block's own `{` is the last bracket open.
+        let around = self.brackets.len().saturating_sub(1);
+        self.brackets
+            .get(..around)
+            .is_some_and(|outer| outer.iter().any(|(k, _)| *k == opener))
     }
 
     /// Reports [`E::NoSeparator`] after the last statement from `base` on in `self.stmts`.
@@ -626,6 +772,9 @@ impl<'a> Parser<'a> {
         // (rather than the four elements a `Vec` reserves when it first grows).
         let mut path = Vec::with_capacity(1);
         let private = self.resource_path(&mut path)?;
+        // (Left for the caller to truncate on an early error return.)
+        let s0 = self.scope.len();
+        self.scope.extend(path.iter().map(|i| Seg::Name(i.span)));
         let mut mutations = Vec::with_capacity(1);
         let mut depth = 0;
         let mut failed = false;
@@ -674,6 +823,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
+        self.scope.truncate(s0);
         self.finish_resource(first, private, path, mutations);
         if failed {
             Err(Fail)
@@ -816,20 +966,26 @@ impl<'a> Parser<'a> {
             Tok::Arrow => Ok((MutationOp::Assign, self.tspan(t))),
             Tok::MergeArrow => Ok((MutationOp::Merge, self.tspan(t))),
             _ => {
+                self.skip_nl_within(|p, i| p.lex.peek_nth(i).kind == Tok::LParen);
                 let open = self.lex.peek_nth(0);
                 if open.kind != Tok::LParen {
                     return Err(self.fail(E::TildeNoParen(open)));
                 }
                 self.lex.next_token();
+                self.skip_nl_within(|p, i| {
+                    p.lex.peek_nth(i).kind == Tok::Word && !p.starts_definition(i)
+                });
                 let name = self.ident(
                     "function names",
                     "the name of a mutation function in `~( )>`",
                 )?;
+                self.skip_nl_within(|p, i| p.lex.peek_nth(i).kind == Tok::RParen);
                 let close = self.lex.peek_nth(0);
                 if close.kind != Tok::RParen {
                     return Err(self.fail(E::TildeNoClose(close, &name)));
                 }
                 self.lex.next_token();
+                self.skip_nl_within(|p, i| p.lex.peek_nth(i).kind == Tok::Gt);
                 let gt = self.lex.peek_nth(0);
                 if gt.kind != Tok::Gt {
                     return Err(self.fail(E::TildeNoGt(gt, &name)));
@@ -843,7 +999,11 @@ impl<'a> Parser<'a> {
     /// `def name(params) = body`, onto `self.stmts`.
     fn macro_def(&mut self) -> R<usize> {
         let kw = self.bump();
+        self.skip_nl_within(|p, i| {
+            p.lex.peek_nth(i).kind == Tok::Word && p.lex.peek_nth(i + 1).kind == Tok::LParen
+        });
         let name = self.ident("macro names", "a macro name after `def`")?;
+        self.skip_nl_within(|p, i| p.lex.peek_nth(i).kind == Tok::LParen);
         let open = self.lex.peek_nth(0);
         if open.kind != Tok::LParen {
             return Err(self.fail(E::DefNoParen(open, &name)));
@@ -885,7 +1045,10 @@ impl<'a> Parser<'a> {
         }
         self.lex.next_token();
         self.skip_nl();
+        // A macro's body belongs to no resource (restored by the caller on an error).
+        let scope_from = std::mem::replace(&mut self.scope_from, self.scope.len());
         self.binary(P_OR)?;
+        self.scope_from = scope_from;
         let Some(body) = self.vals.pop() else {
             return Err(Fail);
         };
@@ -942,6 +1105,7 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             self.skip_nl();
+            self.operand_after(t)?;
             if prec == P_MATCH {
                 // One value, not followed by a selection.
                 self.value(false)?;
@@ -1044,6 +1208,7 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             self.skip_nl();
+            self.operand_after(t)?;
             ops.push((op, t));
         }
         match ops.last() {
@@ -1057,6 +1222,7 @@ impl<'a> Parser<'a> {
                 while self.cont(is_dot) {
                     let dot = self.bump();
                     self.skip_nl();
+                    self.operand_after(dot)?;
                     self.selector()?;
                     self.reduce_select(dot)?;
                 }
@@ -1294,15 +1460,23 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `[ ( Expr ( Sep Expr )* )? ]`
+    /// `[ ( Expr ( Sep Expr )* )? ]`. An element in error is reported and skipped up to the
+    /// next separator ([`Parser::element_failed`]), so the list's other mistakes are reported
+    /// too.
     fn list(&mut self) -> R<()> {
         let open = self.bump();
         self.enter(open)?;
         self.open_bracket(open);
+        // Each element's position, for the path of a block written in the list.
+        self.scope.push(Seg::Index(0));
+        let at = Level::new(self, open);
         let saved = self.mode;
         self.mode = Mode::List;
         let base = self.vals.len();
         let close = loop {
+            if let Some(seg) = self.scope.last_mut() {
+                *seg = Seg::Index(self.vals.len().saturating_sub(base));
+            }
             self.skip_separators();
             let t = self.lex.peek_nth(0);
             match t.kind {
@@ -1312,21 +1486,143 @@ impl<'a> Parser<'a> {
                     break t;
                 }
                 Tok::Eof => return Err(self.fail(E::NeverClosed(open))),
+                Tok::RBrace | Tok::RParen => {
+                    self.wrong_closer(&at, t, None)?;
+                    continue;
+                }
                 _ => {}
             }
-            self.binary(P_OR)?;
-            let n = self.lex.peek_nth(0);
-            if !matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RBracket) {
-                return Err(self.fail(E::MissingCloser(
-                    open,
-                    n,
-                    "`,` or `]` after a list element",
-                )));
+            let v0 = self.vals.len();
+            if self.binary(P_OR).is_ok() {
+                let n = self.lex.peek_nth(0);
+                if matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RBracket) {
+                    continue;
+                }
+                self.fail(E::MissingCloser(open, n, "`,` or `]` after a list element"));
+                if is_mutation_op(self, n) {
+                    // `[1, 2` then `B => 3`: the list was never closed.
+                    return Err(Fail);
+                }
             }
+            self.element_failed(&at, t, v0)?;
         };
         self.mode = saved;
         self.leave();
+        self.scope.pop();
         self.reduce_list(base, open, close)
+    }
+
+    /// A closing bracket `t` of another kind where an element of the list or argument list
+    /// at `at` may start (`[80,` then `443` then `}`): an error that points at the list's
+    /// opening bracket. If `t` closes an enclosing construct, the list was never closed and
+    /// is given up (`Err`); a closer that closes nothing is skipped.
+    #[cold]
+    #[inline(never)]
+    fn wrong_closer(&mut self, at: &Level, t: Token, callee: Option<&Ident>) -> R<()> {
+        let opener = match t.kind {
+            Tok::RParen => Tok::LParen,
+            Tok::RBracket => Tok::LBracket,
+            _ => Tok::LBrace,
+        };
+        let outer = self
+            .brackets
+            .get(..at.brackets.saturating_sub(1))
+            .is_some_and(|outer| outer.iter().any(|(k, _)| *k == opener));
+        self.fail(E::WrongCloser(at.open, t, callee));
+        if outer || self.gave_up {
+            return Err(Fail);
+        }
+        self.lex.next_token();
+        Ok(())
+    }
+
+    /// After an error in an element of the list or argument list opened by `open` (which
+    /// started at `start`, its values pushed from `base` on): skips the rest of the element
+    /// up to the next separator at the list's own bracket depth, or up to its closing
+    /// bracket (not consumed), and stands an error expression for the element, so that
+    /// parsing resumes at the next element. Gives up on the list (`Err`, leaving the
+    /// statement's recovery to skip) where it was most likely never closed: at a closing
+    /// bracket of an enclosing construct, at a line that plainly starts a resource
+    /// definition, and at the end of the file.
+    #[cold]
+    #[inline(never)]
+    fn element_failed(&mut self, at: &Level, start: Token, v0: usize) -> R<()> {
+        let (open, level) = (at.open, at.brackets);
+        // Errors leave the nested constructs they were in open.
+        self.brackets.truncate(level);
+        self.depth = at.depth;
+        self.scope.truncate(at.scope);
+        self.mode = Mode::List;
+        if self.gave_up {
+            return Err(Fail);
+        }
+        let closer = match open.kind {
+            Tok::LBracket => Tok::RBracket,
+            _ => Tok::RParen,
+        };
+        loop {
+            let t = self.lex.peek_nth(0);
+            match t.kind {
+                Tok::Eof | Tok::SQuoteOpen => return Err(Fail),
+                Tok::Newline | Tok::Comma if self.brackets.len() <= level => {
+                    if t.kind == Tok::Newline && self.starts_definition(1) {
+                        return Err(Fail);
+                    }
+                    break;
+                }
+                Tok::Newline
+                    if self.brackets.last().is_some_and(|(k, _)| *k != Tok::LBrace)
+                        && self.starts_definition(1) =>
+                {
+                    self.brackets.truncate(level);
+                    return Err(Fail);
+                }
+                Tok::LParen | Tok::LBracket | Tok::LBrace => {
+                    self.lex.next_token();
+                    self.open_bracket(t);
+                }
+                Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                    let open_kind = match t.kind {
+                        Tok::RParen => Tok::LParen,
+                        Tok::RBracket => Tok::LBracket,
+                        _ => Tok::LBrace,
+                    };
+                    let above = self.brackets.get(level..).unwrap_or(&[]);
+                    if let Some(i) = above.iter().rposition(|(k, _)| *k == open_kind) {
+                        // Closes a bracket opened in the element (and any left open in it).
+                        self.lex.next_token();
+                        self.brackets.truncate(level + i);
+                    } else if t.kind == closer {
+                        // Closes the list.
+                        self.brackets.truncate(level);
+                        break;
+                    } else if self
+                        .brackets
+                        .get(..level.saturating_sub(1))
+                        .is_some_and(|outer| outer.iter().any(|(k, _)| *k == open_kind))
+                    {
+                        // Closes an enclosing construct: the list was never closed.
+                        self.brackets.truncate(level);
+                        return Err(Fail);
+                    } else {
+                        // Closes nothing at all: skipped.
+                        self.lex.next_token();
+                    }
+                }
+                Tok::DQuote => {
+                    self.lex.next_token();
+                    self.lex.skip_string();
+                }
+                _ => {
+                    self.lex.next_token();
+                }
+            }
+        }
+        // What was parsed of the element becomes one error expression.
+        self.vals.truncate(v0);
+        let end = self.lex.resume_pos().max(start.end);
+        self.push_leaf(ExprKind::Error, self.span(start.start, end));
+        Ok(())
     }
 
     #[inline(never)]
@@ -1357,13 +1653,21 @@ impl<'a> Parser<'a> {
         self.open_bracket(open);
         let (statements, depth) = self.statements(true);
         let close = self.lex.peek_nth(0);
-        if close.kind != Tok::RBrace {
+        let end = if close.kind == Tok::RBrace {
+            self.lex.next_token();
+            close.end
+        } else if let Some(cut) = self.cut.take() {
+            // Never closed, but what follows is parsed as if it had been, where it ends.
+            self.fail(E::BlockCut(open, cut));
+            statements
+                .last()
+                .map_or(open.end, |s| s.span().end as usize)
+        } else {
             return Err(self.fail(E::NeverClosed(open)));
-        }
-        self.lex.next_token();
+        };
         self.close_bracket();
         self.leave();
-        let span = self.span(open.start, close.end);
+        let span = self.span(open.start, end);
         self.push_node(
             ExprKind::Block(statements),
             span,
@@ -1378,6 +1682,7 @@ impl<'a> Parser<'a> {
         let open = self.lex.next_token();
         self.enter(open)?;
         self.open_bracket(open);
+        let at = Level::new(self, open);
         let saved = self.mode;
         self.mode = Mode::List;
         let close = loop {
@@ -1390,13 +1695,25 @@ impl<'a> Parser<'a> {
                     break t;
                 }
                 Tok::Eof => return Err(self.fail(E::NeverClosed(open))),
+                Tok::RBrace | Tok::RBracket => {
+                    self.wrong_closer(&at, t, callee)?;
+                    continue;
+                }
                 _ => {}
             }
-            self.binary(P_OR)?;
-            let n = self.lex.peek_nth(0);
-            if !matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RParen) {
-                return Err(self.fail(E::ArgsCloser(open, n, callee)));
+            let v0 = self.vals.len();
+            if self.binary(P_OR).is_ok() {
+                let n = self.lex.peek_nth(0);
+                if matches!(n.kind, Tok::Newline | Tok::Comma | Tok::RParen) {
+                    continue;
+                }
+                self.fail(E::ArgsCloser(open, n, callee));
+                if is_mutation_op(self, n) {
+                    // `[1, 2` then `B => 3`: the list was never closed.
+                    return Err(Fail);
+                }
             }
+            self.element_failed(&at, t, v0)?;
         };
         self.mode = saved;
         self.leave();
@@ -1422,6 +1739,7 @@ impl<'a> Parser<'a> {
     /// `import ( Expr ( Sep Expr )? )`; the next token is `import`.
     fn import(&mut self) -> R<()> {
         let kw = self.bump();
+        self.skip_nl_within(|p, i| p.lex.peek_nth(i).kind == Tok::LParen);
         let open = self.lex.peek_nth(0);
         if open.kind != Tok::LParen {
             return Err(self.fail(E::ImportNoParen(open)));
@@ -1452,6 +1770,7 @@ impl<'a> Parser<'a> {
         let kw = self.bump();
         self.enter(kw)?;
         self.skip_nl();
+        self.operand_after(kw)?;
         let open = self.lex.peek_nth(0);
         if open.kind != Tok::LParen {
             return Err(self.fail(E::IfNoParen(open)));
@@ -1461,20 +1780,53 @@ impl<'a> Parser<'a> {
         self.skip_nl();
         let then_kw = self.lex.peek_nth(0);
         if !self.is_word(then_kw, "then") {
-            return Err(self.fail(E::IfNoThen(then_kw, kw)));
+            self.fail(E::IfNoThen(then_kw, kw));
+            return Err(self.branches_without_then(then_kw));
         }
         self.lex.next_token();
         self.skip_nl();
+        self.operand_after(then_kw)?;
         self.binary(P_OR)?;
         self.branch_definition(then_kw, stmt)?;
         if self.cont(is_else) {
             let else_kw = self.bump();
             self.skip_nl();
+            self.operand_after(else_kw)?;
             self.binary(P_OR)?;
             self.branch_definition(else_kw, stmt)?;
         }
         self.leave();
         self.reduce_if(kw, base)
+    }
+
+    /// After an `if` whose condition is followed by `t` instead of `then` (reported): if `t`
+    /// can start a value, it is read as the `then` branch, and an `else` branch after it
+    /// too, so that recovery resumes after the whole `if` (an `else` on a later line is
+    /// not a stray one). The `if` stays in error.
+    #[cold]
+    #[inline(never)]
+    fn branches_without_then(&mut self, t: Token) -> Fail {
+        let starts_value = match t.kind {
+            Tok::Word => !self.is_word(t, "else") && !self.is_word(t, "then"),
+            Tok::Number
+            | Tok::Ref
+            | Tok::DQuote
+            | Tok::SQuoted
+            | Tok::LBracket
+            | Tok::LBrace
+            | Tok::LParen
+            | Tok::Minus
+            | Tok::Bang
+            | Tok::Question
+            | Tok::Slash => true,
+            _ => false,
+        };
+        if starts_value && self.binary(P_OR).is_ok() && self.cont(is_else) {
+            self.bump();
+            self.skip_nl();
+            let _ = self.binary(P_OR);
+        }
+        Fail
     }
 
     /// After the branch of an `if` (after `kw`, `then` or `else`), on top of the value
@@ -1569,7 +1921,13 @@ impl<'a> Parser<'a> {
     /// `${ name ( . Value )* }` inside a string or regex; the `${` has been consumed. Errors
     /// are reported and recovered from here: the value pushed is then an error expression.
     fn interp(&mut self, dollar: usize, regex: bool) {
-        let saved = (self.mode, self.depth, self.brackets.len(), self.vals.len());
+        let saved = (
+            self.mode,
+            self.depth,
+            self.brackets.len(),
+            self.vals.len(),
+            self.scope.len(),
+        );
         self.mode = Mode::Skip;
         let at = Token {
             kind: Tok::Dollar,
@@ -1582,6 +1940,7 @@ impl<'a> Parser<'a> {
         self.mode = saved.0;
         self.depth = saved.1;
         self.brackets.truncate(saved.2);
+        self.scope.truncate(saved.4);
         if r.is_err() {
             self.vals.truncate(saved.3);
             self.lex.skip_interp(regex);
@@ -1659,7 +2018,10 @@ impl<'a> Parser<'a> {
             _ => {}
         }
         let fatal = matches!(e, E::TooDeep(_));
-        let d = self.diagnose(e);
+        let mut d = self.diagnose(e);
+        if d.resource.is_none() {
+            d.resource = self.resource_name(None);
+        }
         if fatal {
             // Input this deep is not worth recovering from.
             self.diags
@@ -1678,6 +2040,38 @@ impl<'a> Parser<'a> {
             self.diags.push(d);
         }
         Fail
+    }
+
+    /// The whole path of the resource being defined where the parser stands (`Web.Port`
+    /// for `Port` in `Web => {...}`, `a.1.e` for `e` in `a => [x, {e => 1}]`), followed by
+    /// `then` (the path of a definition just parsed in that place), if any.
+    fn resource_name(&self, then: Option<&[Ident]>) -> Option<String> {
+        let src = self.lex.src();
+        let scope = self.scope.get(self.scope_from..).unwrap_or(&[]);
+        // The position of a list element is part of a path only after a name and before one.
+        let first_name = scope
+            .iter()
+            .position(|s| matches!(s, Seg::Name(_)))
+            .unwrap_or(scope.len());
+        let scope = scope.get(first_name..).unwrap_or(&[]);
+        let last_name = scope.iter().rposition(|s| matches!(s, Seg::Name(_)));
+        let scope = match (last_name, then) {
+            (_, Some(_)) => scope,
+            (Some(i), None) => scope.get(..=i).unwrap_or(&[]),
+            (None, None) => return None,
+        };
+        let mut parts: Vec<String> = scope
+            .iter()
+            .map(|s| match s {
+                Seg::Name(span) => src
+                    .get(span.start as usize..span.end as usize)
+                    .unwrap_or("")
+                    .to_string(),
+                Seg::Index(i) => i.to_string(),
+            })
+            .collect();
+        parts.extend(then.unwrap_or(&[]).iter().map(|i| i.name.to_string()));
+        (!parts.is_empty()).then(|| parts.join("."))
     }
 
     /// A description of a token for "found ..." in messages.
@@ -1945,11 +2339,31 @@ impl<'a> Parser<'a> {
                     None => d.hint(format!("add a `{closer}` where the {name} ends")),
                 }
             }
+            E::BlockCut(open, cut) => {
+                let also = match cut.kind {
+                    Tok::RBracket => "this `]` closes the list around the block",
+                    Tok::RParen => "this `)` closes the bracketed part around the block",
+                    _ => "the next element starts here",
+                };
+                Diagnostic::error("this `{` is never closed")
+                    .at(self.tspan(open))
+                    .with_label("no matching `}`")
+                    .also(self.tspan(cut), also)
+                    .hint("add a `}` where the block ends")
+            }
             E::MissingCloser(open, found, what) => self.missing_closer(open, found, what),
             E::ArgsCloser(open, found, callee) => {
                 let what = match callee {
                     Some(name) => format!("`,` or `)` after an argument of `{}`", name.name),
                     None => "`,` or `)` after an argument of `import`".to_string(),
+                };
+                self.missing_closer(open, found, &what)
+            }
+            E::WrongCloser(open, found, callee) => {
+                let what = match (open.kind, callee) {
+                    (Tok::LBracket, _) => "a list element or `]`".to_string(),
+                    (_, Some(name)) => format!("an argument of `{}` or `)`", name.name),
+                    (_, None) => "an argument of `import` or `)`".to_string(),
                 };
                 self.missing_closer(open, found, &what)
             }
@@ -1962,6 +2376,7 @@ impl<'a> Parser<'a> {
             .at(span)
             .with_label("wrong number of arguments")
             .hint("write `import(name)` or `import(name, 'signer@example.org')`"),
+            E::NoOperand(op, found) => self.no_operand(op, found),
             E::IfNoParen(t) => self
                 .expected(t, "`(` after `if`")
                 .hint("the condition of `if` is written in brackets: `if ($x) then ... else ...`"),
@@ -2073,14 +2488,15 @@ impl<'a> Parser<'a> {
     fn missing_value(&self, op: Span, path: &[Ident], value: Option<Span>) -> Diagnostic {
         let src = self.lex.src();
         let op_text = src.get(op.start as usize..op.end as usize).unwrap_or("=>");
-        let name = dotted(path);
+        let name = self.resource_name(None).unwrap_or_else(|| dotted(path));
         let d = Diagnostic::error(format!("expected a value for `{name}` after `{op_text}`"))
             .at(op)
             .with_label("no value after this")
             .resource(name.clone());
         let Some(value) = value else {
             return d.hint(format!(
-                "give `{name}` a value, e.g. `{name} {op_text} value`"
+                "give `{name}` a value, e.g. `{} {op_text} value`",
+                dotted(path)
             ));
         };
         let line_start = line_start(src, value.start as usize);
@@ -2095,11 +2511,57 @@ impl<'a> Parser<'a> {
         ))
     }
 
+    /// Nothing after `op` (an operator, `.`, `if`, `then`, `else`) but `found`: the end of
+    /// the file, a `,` or a closing bracket. Shown at `op`.
+    fn no_operand(&self, op: Token, found: Token) -> Diagnostic {
+        let src = self.lex.src();
+        let op_text = self.text(op);
+        let what = match op.kind {
+            Tok::Dot => "a selector",
+            Tok::Word if op_text == "if" => "`(`",
+            _ => "a value",
+        };
+        let later_line = src
+            .get(op.end..found.start)
+            .is_some_and(|gap| gap.contains('\n'));
+        let label = if later_line {
+            "the line ends after this"
+        } else {
+            "nothing after this"
+        };
+        let d = Diagnostic::error(format!(
+            "expected {what} after `{op_text}`, found {}",
+            self.describe(found)
+        ))
+        .at(self.tspan(op))
+        .with_label(label);
+        let after_number = op.kind == Tok::Dot
+            && src
+                .get(..op.start)
+                .and_then(|s| s.chars().next_back())
+                .is_some_and(|c| c.is_ascii_digit());
+        let hint = match (op.kind, self.resource_name(None)) {
+            _ if after_number => {
+                "a number with a fraction has digits after its point, e.g. `1.0`".to_string()
+            }
+            (Tok::Word, _) if op_text == "if" => {
+                "the condition of `if` is written in brackets: `if ($x) then ... else ...`"
+                    .to_string()
+            }
+            (Tok::Word, _) => format!("give the `{op_text}` branch a value"),
+            (_, Some(resource)) => {
+                format!("finish the value of `{resource}` after `{op_text}`, or remove `{op_text}`")
+            }
+            (_, None) => format!("finish the expression after `{op_text}`, or remove `{op_text}`"),
+        };
+        d.hint(hint)
+    }
+
     /// An operator that ends a line, whose operand became the next line's definition.
     fn dangling_operator(&self, at: Span, path: &[Ident], name: Span) -> Diagnostic {
         let src = self.lex.src();
         let op_text = src.get(at.start as usize..at.end as usize).unwrap_or("");
-        let resource = dotted(path);
+        let resource = self.resource_name(None).unwrap_or_else(|| dotted(path));
         let line = src
             .get(name.start as usize..)
             .and_then(|s| s.lines().next())
@@ -2187,6 +2649,17 @@ impl<'a> Parser<'a> {
         if let Some(h) = self.foreign_hint(found) {
             return d.hint(h);
         }
+        if let Some(around) = self.closes_around(open, found) {
+            let closer = match open.kind {
+                Tok::LParen => ")",
+                Tok::LBracket => "]",
+                _ => "}",
+            };
+            return d.hint(format!(
+                "is a `{closer}` missing? This `{}` closes {around} around the {name}",
+                self.text(found)
+            ));
+        }
         if matches!(found.kind, Tok::Arrow | Tok::MergeArrow) {
             let closer = match open.kind {
                 Tok::LParen => ")",
@@ -2199,6 +2672,26 @@ impl<'a> Parser<'a> {
         } else {
             d
         }
+    }
+
+    /// If `found` is a closing bracket of a construct still open around the one `open`
+    /// opened (the `}` of the block around `[80, 443`), what that construct is.
+    fn closes_around(&self, open: Token, found: Token) -> Option<&'static str> {
+        let (opener, around) = match found.kind {
+            Tok::RParen => (Tok::LParen, "the bracketed part"),
+            Tok::RBracket => (Tok::LBracket, "the list"),
+            Tok::RBrace => (Tok::LBrace, "the block"),
+            _ => return None,
+        };
+        if opener == open.kind {
+            return None;
+        }
+        let inner = self
+            .brackets
+            .iter()
+            .rposition(|(_, span)| span.start as usize == open.start)?;
+        let outer = self.brackets.get(..inner)?;
+        outer.iter().any(|(k, _)| *k == opener).then_some(around)
     }
 
     /// A hint for a word from another language at `t`, or just before it (`not $x`).
@@ -2222,17 +2715,30 @@ impl<'a> Parser<'a> {
         if n.kind == Tok::RBrace {
             return self.diagnose(E::Unmatched(n));
         }
-        let after = match last {
-            Some(Statement::Resource(r)) => {
+        let name = match last {
+            Some(Statement::Resource(r)) => self.resource_name(Some(&r.path)),
+            _ => None,
+        };
+        let after = match (last, &name) {
+            (Some(Statement::Resource(_)), Some(name)) => {
+                format!("after the definition of `{name}`")
+            }
+            (Some(Statement::Resource(r)), None) => {
                 format!("after the definition of `{}`", dotted(&r.path))
             }
-            Some(Statement::Import(_)) => "after `import(...)`".to_string(),
-            Some(Statement::If(_)) => "after the `if` statement".to_string(),
-            Some(Statement::Call(c)) => format!("after the call of `{}`", c.name.name),
-            Some(Statement::Macro(m)) => format!("after the definition of macro `{}`", m.name.name),
-            None => "after the statement".to_string(),
+            (Some(Statement::Import(_)), _) => "after `import(...)`".to_string(),
+            (Some(Statement::If(_)), _) => "after the `if` statement".to_string(),
+            (Some(Statement::Call(c)), _) => format!("after the call of `{}`", c.name.name),
+            (Some(Statement::Macro(m)), _) => {
+                format!("after the definition of macro `{}`", m.name.name)
+            }
+            (None, _) => "after the statement".to_string(),
         };
         let d = self.expected(n, &format!("a newline or `,` {after}"));
+        let d = match name {
+            Some(name) => d.resource(name),
+            None => d,
+        };
         let last_value = match last {
             Some(Statement::Resource(r)) => r.mutations.last().map(|m| &m.value),
             Some(Statement::Macro(m)) => Some(&m.body),

@@ -636,6 +636,20 @@ fn newline_continuation() {
     );
     assert_eq!(file_sx("X => 1\n - 2"), "X => (- 1 2)");
     assert_eq!(file_sx("X => $a\n  =~ /x/"), "X => (=~ $a /x/)");
+    // After `import`, `def`, `def name` and inside `~(name)>`, nothing can end either.
+    assert_eq!(file_sx("X => import\n  (f)"), "X => import('f')");
+    assert_eq!(file_sx("X ~\n  (max)> 1"), "X ~(max)> 1");
+    assert_eq!(file_sx("X ~(\n  max\n)\n> 1"), "X ~(max)> 1");
+    assert_eq!(ok("def\n  f(x) = $x\ndef g\n  (x) = $x").macros.len(), 2);
+    // ... unless the next line starts a statement: one error, at the end of the line.
+    assert_eq!(
+        errs("X => import\nY => 1\ndef\nZ => 1\nW ~(\nV => 1"),
+        [
+            "expected `(` after `import`, found the end of the line",
+            "expected a macro name after `def`, found the end of the line",
+            "expected the name of a mutation function in `~( )>`, found the end of the line",
+        ]
+    );
     // ... but not a line that starts a statement.
     assert_eq!(file_sx("X => 1\nY => 2"), "X => 1\nY => 2");
     assert_eq!(
@@ -768,9 +782,9 @@ fn several_errors_in_one_file() {
         msgs,
         [
             "expected `=>`, `~>` or `~(name)>` after the resource name `X`, found `42`",
-            "expected a value, found `)`",
+            "expected a value after `+`, found `)`",
             "expected `,` or `]` after a list element, found `=>`",
-            "expected a newline or `,` after the definition of `F`, found `G`",
+            "expected a newline or `,` after the definition of `E.F`, found `G`",
             "expected `=>`, `~>` or `~(name)>` after the resource name `I`, found `=`",
         ]
     );
@@ -797,7 +811,7 @@ fn several_errors_in_one_file() {
         .iter()
         .map(|d| text_of(src, d.span.unwrap()))
         .collect();
-    assert_eq!(at, ["42", ")", "=>", "G", "="]);
+    assert_eq!(at, ["42", "+", "=>", "G", "="]);
     assert_eq!(
         diags[4].hint.as_deref(),
         Some("a resource is assigned with `=>`, e.g. `Name => value`")
@@ -837,8 +851,97 @@ fn recovery_with_unclosed_brackets() {
     assert_eq!(
         d.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
         [
-            "expected a value, found `}`",
+            "expected a value after `+`, found `}`",
             "expected a newline or `,` after the definition of `C`, found `1`",
+        ]
+    );
+}
+
+#[test]
+fn recovery_inside_lists_and_arguments() {
+    // An element in error is skipped up to the next separator; the others still parse.
+    let src = "A => [1 2, 3\n  4 5\n  => x\n  6]\nB => f(1 2, 3)\nC => [[1 2], (3 4)]";
+    let (f, d) = parse(FileId(0), src);
+    assert_eq!(
+        d.iter()
+            .map(|d| text_of(src, d.span.unwrap()))
+            .collect::<Vec<_>>(),
+        ["2", "5", "=>", "2", "2", "4"]
+    );
+    assert_eq!(
+        f.statements.iter().map(stmt_sx).collect::<Vec<_>>(),
+        [
+            "A => [ERROR 3 ERROR ERROR 6]",
+            "B => f(ERROR 3)",
+            "C => [[ERROR] ERROR]"
+        ]
+    );
+    // A block in a list never closed: the next element or the `]` ends it, one error.
+    let src = "U => [\n  {\n    N => j\n  ,\n  { N => k }\n]\nV => [{ N => l\n]\nW => 1";
+    let (f, d) = parse(FileId(0), src);
+    assert_eq!(
+        d.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
+        ["this `{` is never closed", "this `{` is never closed"]
+    );
+    assert_eq!(f.statements.len(), 3);
+}
+
+#[test]
+fn nothing_after_an_operator_is_shown_at_the_operator() {
+    // Not past the end of the file, nor at the `}` on the next line.
+    for (src, at, msg) in [
+        (
+            "A => 1 +\n\n",
+            "+",
+            "expected a value after `+`, found the end of the file",
+        ),
+        (
+            "A => {\n  B => 1 *\n}",
+            "*",
+            "expected a value after `*`, found `}`",
+        ),
+        (
+            "A => 1.\n",
+            ".",
+            "expected a selector after `.`, found the end of the file",
+        ),
+        (
+            "A => -",
+            "-",
+            "expected a value after `-`, found the end of the file",
+        ),
+        (
+            "A => if\n",
+            "if",
+            "expected `(` after `if`, found the end of the file",
+        ),
+        (
+            "A => if ($x) then 1 else\n",
+            "else",
+            "expected a value after `else`, found the end of the file",
+        ),
+        (
+            "A => [1 +, 2]",
+            "+",
+            "expected a value after `+`, found `,`",
+        ),
+    ] {
+        let d = diags(src);
+        assert_eq!(d.len(), 1, "{src:?}: {d:?}");
+        assert_eq!(d[0].message, msg, "{src:?}");
+        assert_eq!(text_of(src, d[0].span.unwrap()), at, "{src:?}");
+    }
+}
+
+#[test]
+fn missing_then_is_one_error() {
+    // The branches are read on, so the `else` on a later line is not a stray one.
+    assert_eq!(
+        errs("X => if ($a)\n  1\n  else 2\nY => if ($a) else 3\nZ => 1 1"),
+        [
+            "expected `then` after the condition of `if`, found `1`",
+            "expected `then` after the condition of `if`, found the keyword `else`",
+            "expected a newline or `,` after the definition of `Z`, found `1`",
         ]
     );
 }
@@ -857,10 +960,11 @@ fn recovery_inside_nested_blocks() {
         [
             "expected `=>`, `~>` or `~(name)>` after the resource name `x`, found `y`",
             "expected a resource definition (`Name => value`) or a statement, found `1`",
-            "expected a value, found `)`",
+            "expected a list element or `]`, found `)`",
         ]
     );
-    assert_eq!(file_sx_lossy(src), "A => {}\nB => {}\nC => ERROR\nD => 1");
+    // The stray `)` is skipped.
+    assert_eq!(file_sx_lossy(src), "A => {}\nB => {}\nC => []\nD => 1");
 }
 
 fn file_sx_lossy(src: &str) -> String {
@@ -1004,6 +1108,13 @@ fn errors_in_interpolations_are_local() {
             "Z => \"${ERROR}\"",
             "W => 1"
         ]
+    );
+    // A quoted text inside `${...}` is skipped with it; the string goes on after the `}`.
+    let (f, d) = parse(FileId(0), "X => \"a ${\"n\"} b\"\nW => 1");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(
+        f.statements.iter().map(stmt_sx).collect::<Vec<_>>(),
+        ["X => \"a ${ERROR} b\"", "W => 1"]
     );
 }
 

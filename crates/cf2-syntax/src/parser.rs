@@ -2124,9 +2124,42 @@ impl<'a> Parser<'a> {
             "#" => d.hint("comments start with `//`"),
             "&" => d.hint("logical 'and' is written `&&`"),
             "|" => d.hint("logical 'or' is written `||`"),
-            ":" => d.hint("a resource is defined with `=>`, e.g. `Name => value`"),
+            // `Port: 80`, where a mutation is expected, is a definition written as in YAML.
+            ":" if expected.starts_with("`=>`") => {
+                d.hint("a resource is defined with `=>`, e.g. `Name => value`")
+            }
+            ":" => match self.text_around(t) {
+                // `myproject:base`, `http://example.org`: a word right before the `:`.
+                Some(text) => d.hint(format!(
+                    "text holding `:` must be quoted: `'{}'`",
+                    shorten(text)
+                )),
+                None => d.hint("a resource is defined with `=>`, e.g. `Name => value`"),
+            },
             _ => d,
         }
+    }
+
+    /// The run of text `t` stands in, when a word or number is written right before it
+    /// (`myproject:base` around its `:`): up to white space, a bracket, `,` or `=>`.
+    fn text_around(&self, t: Token) -> Option<&str> {
+        let src = self.lex.src();
+        let ends = |c: char| c.is_whitespace() || "()[]{},".contains(c);
+        let before = src.get(..t.start)?;
+        let start = before.rfind(ends).map_or(0, |i| i + 1);
+        let word = before.get(start..)?;
+        let word = word.rsplit("=>").next().unwrap_or(word);
+        let start = t.start - word.len();
+        if !word.chars().next().is_some_and(char::is_alphanumeric) {
+            return None;
+        }
+        let after = src.get(t.start..)?;
+        // Text goes on after `t` (`a: b` is a YAML habit, not a run of text).
+        if after.chars().nth(1).is_none_or(ends) {
+            return None;
+        }
+        let end = t.start + after.find(ends).unwrap_or(after.len());
+        src.get(start..end)
     }
 
     fn diagnose(&self, e: E<'_>) -> Diagnostic {
@@ -2312,7 +2345,22 @@ impl<'a> Parser<'a> {
                     .checked_sub(1)
                     .and_then(|i| self.lex.src().get(i..t.start))
                     == Some("/");
+                let src = self.lex.src();
+                let relative = src
+                    .get(t.start..)
+                    .is_some_and(|r| r.starts_with("./") || r.starts_with("../"));
                 match t.kind {
+                    Tok::Dot if relative => {
+                        let rest = src.get(t.start..).unwrap_or_default();
+                        let path = rest
+                            .split(|c: char| c.is_whitespace() || ")],".contains(c))
+                            .next()
+                            .unwrap_or(rest);
+                        d.hint(format!(
+                            "a file name starting with `.` must be quoted: `'{}'`",
+                            shorten(path)
+                        ))
+                    }
                     Tok::Tilde => d.hint("a regular expression match is written `=~`"),
                     Tok::Star if after_slash => {
                         d.hint("comments start with `//`; CF2 has no `/* */` comments")
@@ -2466,10 +2514,31 @@ impl<'a> Parser<'a> {
             .unwrap_or("");
         let rest = src.get(end..).and_then(|r| r.lines().next()).unwrap_or("");
         let rest = rest.trim_start();
+        // The value up to the next separator of the block (`"a": 1, "b": 2 }`).
         let value = rest
             .strip_prefix("=>")
             .or_else(|| rest.strip_prefix(':'))
-            .map(|v| v.trim().trim_end_matches(',').trim_end());
+            .map(|v| {
+                v.split(',')
+                    .next()
+                    .unwrap_or(v)
+                    .trim()
+                    .trim_end_matches('}')
+                    .trim_end()
+            });
+        // Only a name that could be written bare: `"server name"` could not.
+        let is_name = name
+            .chars()
+            .next()
+            .is_some_and(|c| c == '_' || c.is_alphabetic())
+            && name
+                .chars()
+                .all(|c| c == '_' || c == '-' || c.is_alphanumeric());
+        if !is_name && !name.is_empty() {
+            return d.hint(
+                "resource names are not quoted, and are identifiers: letters, digits and `_` (`server_name => ...`)",
+            );
+        }
         match value {
             Some(v) if !name.is_empty() && !v.is_empty() => {
                 let v = if v == "{" { "{ ..." } else { v };
@@ -2644,6 +2713,10 @@ impl<'a> Parser<'a> {
             .expected(found, expected)
             .also(self.tspan(open), format!("the {name} starts here"));
         if found.kind == Tok::Assign && open.kind == Tok::LParen {
+            // `def inc(x = $x + 1`: the parameters' `)` is missing, nothing compares.
+            if expected.contains("macro parameter") {
+                return d.hint("is the `)` after the parameters missing? A macro is written `def inc(x) = $x + 1`");
+            }
             return d.hint("`=` does not compare: write `==`, e.g. `if ($Hostname == web1)`");
         }
         if let Some(h) = self.foreign_hint(found) {
@@ -2771,6 +2844,21 @@ impl<'a> Parser<'a> {
             .src()
             .get(v.span.start as usize..v.span.end as usize)
             .is_some_and(|s| s.contains('\n'));
+        // `'it's here'`: the text ended at a quote it meant to hold.
+        let quote = self
+            .lex
+            .src()
+            .get(v.span.start as usize..)
+            .and_then(|r| r.chars().next())
+            // A quoted text over lines more likely lacks its closing quote (said below).
+            .filter(|q| (*q == '\'' || *q == '"') && !spans_lines);
+        if let (Some(q), ExprKind::String(_) | ExprKind::Literal(_)) = (quote, &v.kind) {
+            if n.start == v.span.end as usize && matches!(n.kind, Tok::Word | Tok::Number) {
+                return d.hint(format!(
+                    "the `{q}` before this ends the quoted text: to put a `{q}` inside it, write `\\{q}`"
+                ));
+            }
+        }
         match &v.kind {
             ExprKind::String(_) | ExprKind::Literal(_) if spans_lines => d.also(
                 v.span,

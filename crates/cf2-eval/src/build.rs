@@ -969,8 +969,7 @@ impl<'a> Evaluator<'a> {
                 // inline statements included): forwarding them to this block would let
                 // the inline statements and the values of one file see different blocks,
                 // and a block the call made may also be another resource's value.
-                let imported = self.value_imports.iter().find(|(v, _)| *v == from);
-                let imported = imported.map(|&(_, file)| file);
+                let imported = self.value_import_file(from);
                 let node = match imported.map(|file| self.lower_source_node(src, file)) {
                     Some(SourceNode::New(node)) => node,
                     // A file reached along several paths into the same block is one source

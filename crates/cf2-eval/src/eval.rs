@@ -529,6 +529,15 @@ impl<'a> Evaluator<'a> {
         Ok(members)
     }
 
+    /// The file block `b` was imported from as a value (`import(f)`, a KeePass database),
+    /// if it was.
+    pub(crate) fn value_import_file(&self, b: BlockId) -> Option<FileId> {
+        self.value_imports
+            .iter()
+            .find(|(v, _)| *v == b)
+            .map(|&(_, file)| file)
+    }
+
     pub(crate) fn members(&mut self, b: BlockId, at: Span) -> R<Vec<(Name<'a>, SlotId)>> {
         self.member_count(b, at)?;
         Ok(self

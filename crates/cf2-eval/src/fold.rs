@@ -217,8 +217,9 @@ impl<'a> Evaluator<'a> {
         }
         // Whether `from` of `inst` reaches a node of `file`.
         let reaches_file = |inst: &Instance, from: u32, file: FileId| {
-            (0..inst.files.len() as u32)
-                .any(|n| inst.files.get(n as usize) == Some(&file) && inst.reaches(from, n))
+            (inst.files.iter())
+                .zip(0u32..)
+                .any(|(f, n)| *f == file && inst.reaches(from, n))
         };
         if reaches_file(a, na, fb) {
             Some(Rank::Higher)
@@ -1249,7 +1250,7 @@ impl<'a> Evaluator<'a> {
             };
             let at = d.map(|d| ev.def(d).site).unwrap_or_default();
             let written_here = matches!(ev.block(*b).place, Place::Of(owner) if owner == s)
-                && !ev.value_imports.iter().any(|(imported, _)| imported == b);
+                && ev.value_import_file(*b).is_none();
             if !written_here {
                 // Not written for this resource: its members merge by value.
                 let merging_file = d.map(|d| ev.def(d).file);
@@ -1313,12 +1314,7 @@ impl<'a> Evaluator<'a> {
         add: &mut dyn FnMut(Name<'a>, DefId),
     ) -> R<()> {
         let count = self.member_count(b, at)?;
-        let imported = self
-            .value_imports
-            .iter()
-            .any(|(v, _)| *v == b)
-            .then(|| self.block(b).inst)
-            .flatten();
+        let imported = self.value_import_file(b).and_then(|_| self.block(b).inst);
         for i in 0..count {
             let Some((name, slot)) = self.member_at(b, i) else {
                 break;
@@ -1584,10 +1580,7 @@ impl<'a> Evaluator<'a> {
             // Values of other resources (`U ~> $D1`, `U ~> $D2`): their files may well import
             // each other; what leaves them unordered is the `~>`s that merge them.
             let by_reference = tops.iter().any(|d| match self.def(*d).body {
-                Body::ValueOf(slot) => {
-                    let block = self.slot(slot).parent;
-                    !self.value_imports.iter().any(|(b, _)| *b == block)
-                }
+                Body::ValueOf(slot) => self.value_import_file(self.slot(slot).parent).is_none(),
                 _ => false,
             });
             let why = if by_reference {

@@ -307,15 +307,32 @@ impl<'a> Evaluator<'a> {
     /// (`equal` then compares what they hold).
     pub(crate) fn same_shape(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
         Ok(match (a.plain(), b.plain()) {
-            (Val::Block(x), Val::Block(y)) => {
-                let xm = self.members_by_name(*x, at)?;
-                let ym = self.members_by_name(*y, at)?;
-                xm.len() == ym.len() && xm.iter().zip(&ym).all(|((p, _), (q, _))| p == q)
-            }
+            (Val::Block(x), Val::Block(y)) => self.paired_members(*x, *y, at)?.is_some(),
             (Val::List(x), Val::List(y)) => x.items.len() == y.items.len(),
             (Val::Lit(_) | Val::Str(_), Val::Lit(_) | Val::Str(_)) => true,
             (x, y) => std::mem::discriminant(x) == std::mem::discriminant(y),
         })
+    }
+
+    /// The members of blocks `x` and `y` paired by name, in the order of the names, if
+    /// both have the same names.
+    fn paired_members(
+        &mut self,
+        x: BlockId,
+        y: BlockId,
+        at: Span,
+    ) -> R<Option<Vec<(SlotId, SlotId)>>> {
+        let xm = self.members_by_name(x, at)?;
+        let ym = self.members_by_name(y, at)?;
+        if xm.len() != ym.len() || xm.iter().zip(&ym).any(|((p, _), (q, _))| p != q) {
+            return Ok(None);
+        }
+        Ok(Some(
+            xm.into_iter()
+                .zip(ym)
+                .map(|((_, p), (_, q))| (p, q))
+                .collect(),
+        ))
     }
 
     fn equal_inner(&mut self, a: &Val, b: &Val, at: Span) -> R<bool> {
@@ -345,18 +362,16 @@ impl<'a> Evaluator<'a> {
                 // The names first, then the values, by name: whether the blocks differ, and
                 // which member's error is reported when a compared value fails, do not
                 // depend on the order the members were written in (reference §4.1).
-                let xm = self.members_by_name(*x, at)?;
-                let ym = self.members_by_name(*y, at)?;
-                if xm.len() != ym.len() || xm.iter().zip(&ym).any(|((p, _), (q, _))| p != q) {
+                let Some(pairs) = self.paired_members(*x, *y, at)? else {
                     return Ok(false);
-                }
+                };
                 // A member that fails to evaluate is reported only if no other member
                 // shows the blocks differ: the difference, a conflict, is the cause to name
                 // whichever member comes first.
                 let mut failed = None;
-                for ((_, xs), (_, ys)) in xm.iter().zip(&ym) {
-                    let same = self.force(*xs).and_then(|xv| {
-                        let yv = self.force(*ys)?;
+                for (xs, ys) in pairs {
+                    let same = self.force(xs).and_then(|xv| {
+                        let yv = self.force(ys)?;
                         self.equal(&xv, &yv, at)
                     });
                     match same {

@@ -30,7 +30,7 @@ use crate::ast::{
     Number, Part, ResourceDef, Statement, UnaryOp,
 };
 use crate::diagnostic::{did_you_mean, Diagnostic};
-use crate::lexer::{is_keyword, string_end, unescape, Lexer, Stop, Tok, Token};
+use crate::lexer::{is_identifier, is_keyword, string_end, unescape, Lexer, Stop, Tok, Token};
 use crate::span::{FileId, Span};
 use std::sync::Arc;
 
@@ -517,11 +517,7 @@ impl<'a> Parser<'a> {
                     self.open_bracket(t);
                 }
                 Tok::RParen | Tok::RBracket | Tok::RBrace => {
-                    let open = match t.kind {
-                        Tok::RParen => Tok::LParen,
-                        Tok::RBracket => Tok::LBracket,
-                        _ => Tok::LBrace,
-                    };
+                    let open = opener_of(t.kind);
                     let above = self.brackets.get(h0..).unwrap_or(&[]);
                     if let Some(i) = above.iter().rposition(|(k, _)| *k == open) {
                         // Closes a bracket opened in the statement (and any left open in it).
@@ -659,10 +655,7 @@ impl<'a> Parser<'a> {
             _ => return false,
         };
         // The block's own `{` is the last bracket open.
-        let around = self.brackets.len().saturating_sub(1);
-        self.brackets
-            .get(..around)
-            .is_some_and(|outer| outer.iter().any(|(k, _)| *k == opener))
+        self.open_below(self.brackets.len().saturating_sub(1), opener)
     }
 
     /// Reports [`E::NoSeparator`] after the last statement from `base` on in `self.stmts`.
@@ -1519,15 +1512,8 @@ impl<'a> Parser<'a> {
     #[cold]
     #[inline(never)]
     fn wrong_closer(&mut self, at: &Level, t: Token, callee: Option<&Ident>) -> R<()> {
-        let opener = match t.kind {
-            Tok::RParen => Tok::LParen,
-            Tok::RBracket => Tok::LBracket,
-            _ => Tok::LBrace,
-        };
-        let outer = self
-            .brackets
-            .get(..at.brackets.saturating_sub(1))
-            .is_some_and(|outer| outer.iter().any(|(k, _)| *k == opener));
+        let opener = opener_of(t.kind);
+        let outer = self.open_below(at.brackets.saturating_sub(1), opener);
         self.fail(E::WrongCloser(at.open, t, callee));
         if outer || self.gave_up {
             return Err(Fail);
@@ -1582,11 +1568,7 @@ impl<'a> Parser<'a> {
                     self.open_bracket(t);
                 }
                 Tok::RParen | Tok::RBracket | Tok::RBrace => {
-                    let open_kind = match t.kind {
-                        Tok::RParen => Tok::LParen,
-                        Tok::RBracket => Tok::LBracket,
-                        _ => Tok::LBrace,
-                    };
+                    let open_kind = opener_of(t.kind);
                     let above = self.brackets.get(level..).unwrap_or(&[]);
                     if let Some(i) = above.iter().rposition(|(k, _)| *k == open_kind) {
                         // Closes a bracket opened in the element (and any left open in it).
@@ -1596,11 +1578,7 @@ impl<'a> Parser<'a> {
                         // Closes the list.
                         self.brackets.truncate(level);
                         break;
-                    } else if self
-                        .brackets
-                        .get(..level.saturating_sub(1))
-                        .is_some_and(|outer| outer.iter().any(|(k, _)| *k == open_kind))
-                    {
+                    } else if self.open_below(level.saturating_sub(1), open_kind) {
                         // Closes an enclosing construct: the list was never closed.
                         self.brackets.truncate(level);
                         return Err(Fail);
@@ -2144,10 +2122,8 @@ impl<'a> Parser<'a> {
     /// (`myproject:base` around its `:`): up to white space, a bracket, `,` or `=>`.
     fn text_around(&self, t: Token) -> Option<&str> {
         let src = self.lex.src();
-        let ends = |c: char| c.is_whitespace() || "()[]{},".contains(c);
         let before = src.get(..t.start)?;
-        let start = before.rfind(ends).map_or(0, |i| i + 1);
-        let word = before.get(start..)?;
+        let word = before.rsplit(ends_text_run).next()?;
         let word = word.rsplit("=>").next().unwrap_or(word);
         let start = t.start - word.len();
         if !word.chars().next().is_some_and(char::is_alphanumeric) {
@@ -2155,10 +2131,10 @@ impl<'a> Parser<'a> {
         }
         let after = src.get(t.start..)?;
         // Text goes on after `t` (`a: b` is a YAML habit, not a run of text).
-        if after.chars().nth(1).is_none_or(ends) {
+        if after.chars().nth(1).is_none_or(ends_text_run) {
             return None;
         }
-        let end = t.start + after.find(ends).unwrap_or(after.len());
+        let end = t.start + after.find(ends_text_run).unwrap_or(after.len());
         src.get(start..end)
     }
 
@@ -2352,10 +2328,7 @@ impl<'a> Parser<'a> {
                 match t.kind {
                     Tok::Dot if relative => {
                         let rest = src.get(t.start..).unwrap_or_default();
-                        let path = rest
-                            .split(|c: char| c.is_whitespace() || ")],".contains(c))
-                            .next()
-                            .unwrap_or(rest);
+                        let path = rest.split(ends_text_run).next().unwrap_or(rest);
                         d.hint(format!(
                             "a file name starting with `.` must be quoted: `'{}'`",
                             shorten(path)
@@ -2527,14 +2500,7 @@ impl<'a> Parser<'a> {
                     .trim_end()
             });
         // Only a name that could be written bare: `"server name"` could not.
-        let is_name = name
-            .chars()
-            .next()
-            .is_some_and(|c| c == '_' || c.is_alphabetic())
-            && name
-                .chars()
-                .all(|c| c == '_' || c == '-' || c.is_alphanumeric());
-        if !is_name && !name.is_empty() {
+        if !name.is_empty() && !is_identifier(name) {
             return d.hint(
                 "resource names are not quoted, and are identifiers: letters, digits and `_` (`server_name => ...`)",
             );
@@ -2763,8 +2729,15 @@ impl<'a> Parser<'a> {
             .brackets
             .iter()
             .rposition(|(_, span)| span.start as usize == open.start)?;
-        let outer = self.brackets.get(..inner)?;
-        outer.iter().any(|(k, _)| *k == opener).then_some(around)
+        self.open_below(inner, opener).then_some(around)
+    }
+
+    /// Whether a bracket of kind `opener` is open among the first `n` open brackets (those
+    /// around the construct the `n`th opened).
+    fn open_below(&self, n: usize, opener: Tok) -> bool {
+        self.brackets
+            .get(..n)
+            .is_some_and(|outer| outer.iter().any(|(k, _)| *k == opener))
     }
 
     /// A hint for a word from another language at `t`, or just before it (`not $x`).
@@ -2880,6 +2853,21 @@ impl<'a> Parser<'a> {
             }
             _ => d,
         }
+    }
+}
+
+/// Whether `c` ends a run of unquoted text a hint suggests quoting (`http://x`,
+/// `./base`): white space, a bracket or `,`.
+fn ends_text_run(c: char) -> bool {
+    c.is_whitespace() || "()[]{},".contains(c)
+}
+
+/// The opening bracket a closing bracket `closer` closes (`{` for `}`).
+fn opener_of(closer: Tok) -> Tok {
+    match closer {
+        Tok::RParen => Tok::LParen,
+        Tok::RBracket => Tok::LBracket,
+        _ => Tok::LBrace,
     }
 }
 

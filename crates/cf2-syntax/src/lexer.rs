@@ -7,8 +7,9 @@
 //! `${...}` interpolation inside it is parsed as ordinary tokens before the scan resumes.
 //!
 //! Lexical rules (they are part of the language definition):
-//! - spaces, tabs and `\r` separate tokens; `//` starts a comment that runs to the end of
-//!   the line; a newline is a token (statements end at newlines, see the parser);
+//! - spaces and tabs separate tokens; `//` starts a comment that runs to the end of the
+//!   line; a line end (LF or CR LF) is a token (statements end at newlines, see the
+//!   parser); a CR alone is an error;
 //! - a word is `[A-Za-z_]` or any non-ASCII character other than white space, control
 //!   characters, U+200B and U+FEFF, followed by such characters, digits or `-`s
 //!   (`entry-1`, `a--b`, `a-`: Appendix A's `Literal` pattern). Such a word is a bare
@@ -56,11 +57,14 @@ fn is_one_word(s: &str) -> bool {
 
 /// The kinds of token. `Eof` and `Error` are never produced by the state machine itself.
 #[derive(Logos, Debug, Clone, Copy, PartialEq, Eq)]
-#[logos(skip r"[ \t\r]+")]
-#[logos(skip(r"//[^\n]*", allow_greedy = true))]
+#[logos(skip r"[ \t]+")]
+#[logos(skip(r"//[^\r\n]*", allow_greedy = true))]
 pub(crate) enum Tok {
-    /// One or more line ends, with the blank space and comments between them.
-    #[regex(r"\n([ \t\r\n]|//[^\n]*)*", allow_greedy = true)]
+    /// One or more line ends (LF or CR LF), with the blank space and comments between
+    /// them. A CR alone is no line end, and no white space: an error, so that a file with
+    /// classic Mac OS line ends is refused instead of read as one line — its first
+    /// comment would hide the whole file.
+    #[regex(r"\r?\n([ \t]|\r?\n|//[^\r\n]*)*", allow_greedy = true)]
     Newline,
     #[regex(
         r"[A-Za-z_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]][A-Za-z0-9_\-\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]]*"
@@ -547,9 +551,18 @@ mod tests {
                 (Word, "a"),
                 (Newline, "\n\n  // d\n "),
                 (Word, "b"),
-                (Newline, "\n"),
+                (Newline, "\r\n"),
                 (Word, "c")
             ]
+        );
+    }
+
+    #[test]
+    fn a_carriage_return_alone_is_an_error() {
+        use Tok::*;
+        assert_eq!(
+            kinds("a // c\rb\r\n"),
+            vec![(Word, "a"), (Error, "\r"), (Word, "b"), (Newline, "\r\n")]
         );
     }
 

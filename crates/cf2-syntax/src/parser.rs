@@ -2060,7 +2060,9 @@ impl<'a> Parser<'a> {
             Tok::Word if is_keyword(self.text(t)) => format!("the keyword `{}`", self.text(t)),
             Tok::Error => {
                 let c = self.text(t).chars().next().unwrap_or('?');
-                if self.is_invisible(t) {
+                if c == '\r' {
+                    "a carriage return alone (U+000D)".to_string()
+                } else if self.is_invisible(t) {
                     format!("the invisible character U+{:04X}", u32::from(c))
                 } else {
                     format!("the character `{c}`")
@@ -2075,10 +2077,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// The span shown for a token: a newline token is shown as its first character.
+    /// The span shown for a token: a newline token is shown as its first character (the
+    /// LF of a CR LF).
     fn err_span(&self, t: Token) -> Span {
         if t.kind == Tok::Newline {
-            self.span(t.start, t.start + 1)
+            let start = if self.text(t).starts_with('\r') {
+                t.start + 1
+            } else {
+                t.start
+            };
+            self.span(start, start + 1)
         } else {
             self.tspan(t)
         }
@@ -2099,6 +2107,10 @@ impl<'a> Parser<'a> {
         }
         match self.text(t) {
             ";" => d.hint("separate statements with a newline or `,`"),
+            // Classic Mac OS line ends: the file would read as one long line.
+            "\r" => d.hint(
+                "a carriage return alone (CR, shown `␍`) does not end a line: CF2 lines end with LF or CR LF, so convert the file's line ends (e.g. `tr '\\r' '\\n' < old.cf2 > new.cf2`)",
+            ),
             "#" => d.hint("comments start with `//`"),
             "&" => d.hint("logical 'and' is written `&&`"),
             "|" => d.hint("logical 'or' is written `||`"),

@@ -1571,7 +1571,10 @@ impl<'a> Evaluator<'a> {
                 "`{path}` is defined more than once in {} {how}",
                 files.join("")
             ))
-            .hint(if blocks {
+            .hint(if blocks && tops.iter().all(|d| matches!(self.def(*d).op, Op::Assign)) {
+                // Two whole blocks, no member added apart.
+                format!("the file gives `{path}` a whole block more than once: keep one, or write their members in one block")
+            } else if blocks {
                 format!("a block given whole with `=>` cannot also get members elsewhere in its file: write `{path} ~> {{ ... }}` to merge, or put the members in the one block")
             } else {
                 "definitions of one resource in one file must agree, or all use the same commutative function such as `~(sum)>`".to_string()

@@ -302,6 +302,19 @@ impl<'a> Evaluator<'a> {
         deep(|| self.equal_inner(a, b, at))
     }
 
+    /// Two errors met together, reported in the order of where they are (file name,
+    /// then place), not of which was met first.
+    fn both_errors(&self, a: EvalError, b: EvalError) -> EvalError {
+        let place = |e: &EvalError| e.diag.span.map(|s| (self.loader_name(s.file), s.start));
+        let (mut first, second) = if place(&b) < place(&a) {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        first.absorb(second, crate::MAX_ERRORS);
+        first
+    }
+
     /// Whether `a` and `b` could be equal, judged without evaluating anything inside
     /// them: the same kind, for blocks the same member names, for lists the same length
     /// (`equal` then compares what they hold).
@@ -370,10 +383,13 @@ impl<'a> Evaluator<'a> {
                 // whichever member comes first.
                 let mut failed = None;
                 for (xs, ys) in pairs {
-                    let same = self.force(xs).and_then(|xv| {
-                        let yv = self.force(ys)?;
-                        self.equal(&xv, &yv, at)
-                    });
+                    // Both sides, so that where both fail, both are reported, whichever
+                    // block was written first.
+                    let same = match (self.force(xs), self.force(ys)) {
+                        (Ok(xv), Ok(yv)) => self.equal(&xv, &yv, at),
+                        (Err(e), Err(other)) => Err(self.both_errors(e, other)),
+                        (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
+                    };
                     match same {
                         Ok(true) => {}
                         Ok(false) => return Ok(false),

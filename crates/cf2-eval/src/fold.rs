@@ -829,9 +829,11 @@ impl<'a> Evaluator<'a> {
                 TopKind::Merge => {
                     self.check_combinable_below(s, &tops, &mut rest, &kind, out)?;
                     out.used(&tops);
-                    let below = deep(|| {
-                        self.fold_ranked(s, rest.clone(), ranking, &mut Outcome::default())
-                    })?;
+                    // What the fold below used, overrode or skipped is this value's too.
+                    let mut below_outcome = out.below();
+                    let below =
+                        deep(|| self.fold_ranked(s, rest.clone(), ranking, &mut below_outcome))?;
+                    out.absorb_below(below_outcome);
                     // `~>` over nothing is `=>` (clarifications §5): several such tops must
                     // be equal as `=>`s must, unless they are all blocks, which merge alike.
                     let all_blocks = values
@@ -846,7 +848,6 @@ impl<'a> Evaluator<'a> {
                         return Ok(Folded::Plain(v, Some(d)));
                     }
                     out.rule("merge");
-                    out.used(&rest);
                     self.merge(s, &values, below)
                 }
                 TopKind::Func(name) => {
@@ -855,11 +856,11 @@ impl<'a> Evaluator<'a> {
                     let kind = TopKind::Func(name.clone());
                     self.check_combinable_below(s, &tops, &mut rest, &kind, out)?;
                     out.used(&tops);
-                    out.used(&rest);
                     out.rule(&name);
-                    let below = deep(|| {
-                        self.fold_ranked(s, rest.clone(), ranking, &mut Outcome::default())
-                    })?;
+                    let mut below_outcome = out.below();
+                    let below =
+                        deep(|| self.fold_ranked(s, rest.clone(), ranking, &mut below_outcome))?;
+                    out.absorb_below(below_outcome);
                     // The definition the value below came from, for errors about it.
                     // (A value a lower mutation computed has no single definition: the
                     // first of the lower ones stands for it.)

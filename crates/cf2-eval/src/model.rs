@@ -242,6 +242,22 @@ impl Outcome {
         }
     }
 
+    /// An outcome for the fold of what lies below the tops: recording if this one is.
+    pub fn below(&self) -> Outcome {
+        Outcome::recording(self.record.is_some())
+    }
+
+    /// Takes in what the fold below recorded (`below`), except its rule: the rule is the
+    /// one that decided at the top.
+    pub fn absorb_below(&mut self, below: Outcome) {
+        if let (Some(r), Some(b)) = (&mut self.record, below.record) {
+            r.used.extend(b.used);
+            r.overridden.extend(b.overridden);
+            r.undefined.extend(b.undefined);
+            r.repeated.extend(b.repeated);
+        }
+    }
+
     pub fn used(&mut self, defs: &[DefId]) {
         if let Some(r) = &mut self.record {
             r.used.extend_from_slice(defs);

@@ -44,6 +44,9 @@ pub struct Origin {
     /// member that an inline statement read before the merge (see
     /// [`Provenance::before_merge`]).
     pub read_before_merge: bool,
+    /// For a member a `~>` merged by value (`U ~> $D`), the resource whose value it is
+    /// (`D.v`): overridden here, it may well have been evaluated there.
+    pub value_of: Option<String>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -147,6 +150,10 @@ impl<'a> Evaluator<'a> {
             },
             text: format!("{}{more}", short.trim()),
             read_before_merge: false,
+            value_of: match def.body {
+                Body::ValueOf(slot) => Some(self.slot_path(slot)),
+                _ => None,
+            },
         }
     }
 }
@@ -165,9 +172,11 @@ pub fn render_trace(p: &Provenance) -> String {
     }
     for o in &p.overridden {
         let note = if o.read_before_merge {
-            "not used; evaluated only for the literal's own member, before the merge"
+            "not used; evaluated only for the literal's own member, before the merge".to_string()
+        } else if let Some(of) = &o.value_of {
+            format!("not used here; the value of `{of}`")
         } else {
-            "not evaluated"
+            "not evaluated".to_string()
         };
         entry.push_str(&format!("\n  overrode {}  ({note})", line(o)));
     }

@@ -407,7 +407,12 @@ impl<'a> Evaluator<'a> {
                 return Ok(v);
             }
             SlotState::Failed(e) => return Err(e.clone()),
-            SlotState::Active => return Err(self.cycle_error(s)),
+            SlotState::Active => {
+                return match self.literal_being_built_for(s) {
+                    Some(literal) => Ok(Val::Block(literal)),
+                    None => Err(self.cycle_error(s)),
+                };
+            }
             SlotState::Pending => {}
         }
         self.slot_mut(s).state = SlotState::Active;
@@ -443,6 +448,40 @@ impl<'a> Evaluator<'a> {
                 Err(e)
             }
         }
+    }
+
+    /// A block literal written for resource `s` whose inline statements are running,
+    /// if any: the fold of `s` is merging it with `s`'s other definitions. An inline
+    /// statement that reads `s` by its path (`if ($Web.Secure)` inside `Web => { ... }`,
+    /// beside a `Web.Name => host1`) sees the literal's own members, as an unqualified
+    /// reference in a file imported into the literal does, not a cycle (semantics §3): what
+    /// it reads is recorded by the literal, and checked against the merged block
+    /// (`Evaluator::check_inline_reads_against_merge`).
+    ///
+    /// The literal may sit inside one written for `s` (`A => { S => { ..., if ($A.S.Tls)
+    /// ... } }`): the outer literal is seen then, and `.S` leads to the inner one the same
+    /// way. Only for a read made by the inline statement itself, through nothing but the
+    /// resources holding the literal: a read through another resource (`if ($Flag)`,
+    /// `Flag => $S.Tls`) stays a cycle, whichever of the two is evaluated first.
+    fn literal_being_built_for(&self, s: SlotId) -> Option<BlockId> {
+        let at = self.stack.iter().rposition(|x| *x == s)?;
+        let above = self.stack.get(at + 1..).unwrap_or_default();
+        for &running in self.inline_running.iter().rev() {
+            // Up from the running literal through the resources holding it, to `s`.
+            let mut b = running;
+            let mut holders: Vec<SlotId> = Vec::new();
+            for _ in 0..=self.stack.len() {
+                let Place::Of(owner) = self.block(b).place else {
+                    break;
+                };
+                if owner == s {
+                    return above.iter().all(|x| holders.contains(x)).then_some(b);
+                }
+                holders.push(owner);
+                b = self.slot(owner).parent;
+            }
+        }
+        None
     }
 
     fn cycle_error(&self, s: SlotId) -> EvalError {

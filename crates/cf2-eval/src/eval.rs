@@ -107,6 +107,9 @@ pub struct Evaluator<'a> {
     pub(crate) materializing: Vec<(BlockId, Option<SlotId>)>,
     /// The resources being materialised, innermost last.
     pub(crate) materializing_slots: Vec<SlotId>,
+    /// How much has been output so far: one per value, plus the bytes of each text
+    /// (bounded by `materialize::MAX_OUTPUT`).
+    pub(crate) output_weight: u64,
     /// Secrets opened since the innermost [`Evaluator::tainting`] began (`crate::secret`).
     pub(crate) taint: Option<crate::secret::Taint>,
     /// How many taint records are open (none: secrets read are not noted).
@@ -193,6 +196,7 @@ impl<'a> Evaluator<'a> {
             cwd: loader.working_dir(host),
             materializing: Vec::new(),
             materializing_slots: Vec::new(),
+            output_weight: 0,
             taint: None,
             taint_depth: 0,
             output_secrets: false,

@@ -515,6 +515,13 @@ impl<'a> Evaluator<'a> {
                     } else {
                         out.push_str(&piece);
                     }
+                    if out.len() > crate::ops::MAX_TEXT_BYTES {
+                        return Err(crate::ops::text_too_long(
+                            out.len(),
+                            x.span,
+                            "interpolation",
+                        ));
+                    }
                 }
             }
         }

@@ -217,6 +217,13 @@ impl<'a> Evaluator<'a> {
                         None => return Err(element_error(call, la, i, "scalars", x)),
                     }
                 }
+                let len = parts.iter().fold(
+                    sep_text.len().saturating_mul(parts.len().saturating_sub(1)),
+                    |n, p| n.saturating_add(p.len()),
+                );
+                if len > crate::ops::MAX_TEXT_BYTES {
+                    return Err(crate::ops::text_too_long(len, call.span, "`join`"));
+                }
                 let joined: Rc<str> = parts.join(&sep_text).into();
                 Ok(if string {
                     Val::Str(joined)

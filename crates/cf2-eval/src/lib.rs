@@ -324,6 +324,10 @@ fn emit_top(
                     errors.push(d);
                 }
             }
+            if ev.output_too_large() {
+                // Every other resource would fail the same way.
+                break;
+            }
         }
     }
     sink.end_block();

@@ -29,6 +29,14 @@ impl Sink for Discard {
     fn end_block(&mut self) {}
 }
 
+/// The most a configuration may output, counted as one per value, plus its depth (for the
+/// indentation before it), plus the bytes of its text (256 MiB): the output is kept in
+/// memory until it is whole.
+/// Values are shared, not copied, so a chain of blocks or lists that each hold the one
+/// below twice takes little memory but doubles the output at each level: it stops here,
+/// with an error, rather than writing for ever.
+pub(crate) const MAX_OUTPUT: u64 = 256 << 20;
+
 impl<'a> Evaluator<'a> {
     /// The plain value of `v`; private members are left out unless `-p`.
     pub(crate) fn materialize(&mut self, v: &Val, depth: usize, at: Span) -> R<Value> {
@@ -50,6 +58,23 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn emit(&mut self, v: &Val, depth: usize, at: Span, sink: &mut dyn Sink) -> R<()> {
         if depth > cf2_value::MAX_DEPTH {
             return Err(too_deep(at));
+        }
+        // Roughly what the output takes for it: its text, and the indentation before it.
+        let text = v.plain().text().map_or(0, str::len);
+        self.output_weight = self
+            .output_weight
+            .saturating_add(1 + depth as u64)
+            .saturating_add(text as u64);
+        if self.output_too_large() {
+            return Err(EvalError::new(
+                Diagnostic::error(format!(
+                    "the configuration is too large to output: more than {} MiB",
+                    MAX_OUTPUT >> 20
+                ))
+                .at(at)
+                .with_label("output stopped here")
+                .hint("a value that holds another one twice at each level (`B => { a => $A, b => $A }`) doubles with every level: look for such a chain"),
+            ));
         }
         deep(|| self.emit_inner(v, depth, at, sink))
     }
@@ -130,6 +155,10 @@ impl<'a> Evaluator<'a> {
                 Some(_) => self.emit_slot(slot, depth + 1, &mut Discard),
             };
             let Err(e) = result else { continue };
+            if self.output_too_large() {
+                // Everything else would fail the same way.
+                return Err(e);
+            }
             match &mut failed {
                 None => failed = Some(e),
                 Some(first) => first.absorb(e, MORE_ERRORS_PER_BLOCK),
@@ -140,6 +169,11 @@ impl<'a> Evaluator<'a> {
         }
         sink.end_block();
         Ok(())
+    }
+
+    /// Whether the output passed [`MAX_OUTPUT`].
+    pub(crate) fn output_too_large(&self) -> bool {
+        self.output_weight > MAX_OUTPUT
     }
 
     /// A block that contains itself (`S => { X => $S }`) would be infinitely deep.

@@ -265,6 +265,10 @@ impl<'a> Evaluator<'a> {
                 let Some(y) = scalar_text(b) else {
                     return Err(type_error(sym, "right side", rv, "scalars", r_at));
                 };
+                let len = x.len().saturating_add(y.len());
+                if len > MAX_TEXT_BYTES {
+                    return Err(text_too_long(len, at, "`++`"));
+                }
                 let joined: Rc<str> = Rc::from(format!("{x}{y}"));
                 if matches!(a, Val::Str(_)) || matches!(b, Val::Str(_)) {
                     Ok(Val::Str(joined))
@@ -394,5 +398,25 @@ pub(crate) fn overflow(at: Span) -> EvalError {
         Diagnostic::error("number out of range: the result does not fit")
             .at(at)
             .note("integers are 64-bit; decimals are 64-bit floating point"),
+    )
+}
+
+/// The longest text a computation may make (64 MiB): a text that doubles at each step
+/// (`def d(x) = $x ++ $x`, applied 40 times) is an error at the step that passes it, not
+/// an exhausted memory.
+pub(crate) const MAX_TEXT_BYTES: usize = 64 << 20;
+
+/// Text of `len` bytes made by `what` at `at` is longer than [`MAX_TEXT_BYTES`].
+pub(crate) fn text_too_long(len: usize, at: Span, what: &str) -> EvalError {
+    EvalError::new(
+        Diagnostic::error(format!(
+            "{what} would make a text of {len} bytes, more than cf2 allows ({} MiB)",
+            MAX_TEXT_BYTES >> 20
+        ))
+        .at(at)
+        .with_label("the text grows too long here")
+        .hint(
+            "a value used twice at each step doubles: look for a definition that repeats its input",
+        ),
     )
 }

@@ -57,7 +57,7 @@ impl<'a> Evaluator<'a> {
     /// On an error, what `sink` got is incomplete.
     pub(crate) fn emit(&mut self, v: &Val, depth: usize, at: Span, sink: &mut dyn Sink) -> R<()> {
         if depth > cf2_value::MAX_DEPTH {
-            return Err(too_deep(at));
+            return Err(self.output_too_deep(at));
         }
         // Roughly what the output takes for it: its text, and the indentation before it.
         let text = v.plain().text().map_or(0, str::len);
@@ -169,6 +169,24 @@ impl<'a> Evaluator<'a> {
         }
         sink.end_block();
         Ok(())
+    }
+
+    /// A value output too deep, at `at`: named by the resource whose output it is (a chain
+    /// of blocks through references is too deep for the resource at its top, not for the
+    /// member at its bottom, which may be two levels deep itself), shown where the limit
+    /// was passed.
+    fn output_too_deep(&self, at: Span) -> EvalError {
+        let mut e = too_deep(at);
+        if let Some(&top) = self.materializing_slots.first() {
+            let path = self.slot_path(top);
+            if let Some(&inner) = self.materializing_slots.last() {
+                if inner != top {
+                    e.diag.label = format!("`{}` is reached here", self.slot_path(inner));
+                }
+            }
+            e.diag.resource = Some(path);
+        }
+        e
     }
 
     /// Whether the output passed [`MAX_OUTPUT`].

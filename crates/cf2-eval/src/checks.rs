@@ -263,22 +263,20 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `-Wdup`: two `=>` definitions of the same resource path in one block of one file.
+    /// `-Wdup`: two `=>` definitions of the same resource path in one block of one file,
+    /// written directly (`C.d => 2` twice) or as members of block literals given with `=>`
+    /// or `~>` (`C.d => 2` beside `C ~> { d => 2 }`, clarifications §4: both are `C.d`).
+    /// Two definitions inside one literal are that literal's own block's business (checked
+    /// when it is), so only definitions of different statements are compared here.
     fn duplicates(&mut self, stmts: &'a [Statement]) {
-        let assigned: Vec<&ast::ResourceDef> = stmts
-            .iter()
-            .filter_map(|s| match s {
-                Statement::Resource(r)
-                    if matches!(
-                        r.mutations.first().map(|m| &m.op),
-                        Some(ast::MutationOp::Assign)
-                    ) =>
-                {
-                    Some(r)
-                }
-                _ => None,
-            })
-            .collect();
+        // (path, the definition, the statement of `stmts` it belongs to)
+        let mut assigned: Vec<(Vec<&'a str>, &'a ast::ResourceDef, usize)> = Vec::new();
+        for (i, st) in stmts.iter().enumerate() {
+            if let Statement::Resource(r) = st {
+                let path: Vec<&str> = r.path.iter().map(|x| &*x.name).collect();
+                assigned_paths(r, path, i, 0, &mut assigned);
+            }
+        }
         if assigned.len() < 2 {
             return;
         }
@@ -289,19 +287,13 @@ impl<'a> Checker<'a> {
         let mut keyed: Vec<(u64, usize)> = assigned
             .iter()
             .enumerate()
-            .map(|(i, r)| {
+            .map(|(i, (path, _, _))| {
                 let mut h = hashing.build_hasher();
-                for ident in &r.path {
-                    ident.name.hash(&mut h);
-                }
+                path.hash(&mut h);
                 (h.finish(), i)
             })
             .collect();
         keyed.sort_unstable();
-        let same_path = |a: &ast::ResourceDef, b: &ast::ResourceDef| {
-            a.path.len() == b.path.len()
-                && a.path.iter().zip(&b.path).all(|(x, y)| x.name == y.name)
-        };
         // (later definition, first definition), reported in the order of the later ones.
         let mut found: Vec<(usize, usize)> = Vec::new();
         for (k, &(hash, later)) in keyed.iter().enumerate() {
@@ -315,7 +307,7 @@ impl<'a> Checker<'a> {
                 .filter(|(_, i)| {
                     matches!(
                         (assigned.get(*i), assigned.get(later)),
-                        (Some(a), Some(b)) if same_path(a, b)
+                        (Some(a), Some(b)) if a.0 == b.0 && a.2 != b.2
                     )
                 })
                 .map(|(_, i)| *i)
@@ -325,16 +317,37 @@ impl<'a> Checker<'a> {
             }
         }
         found.sort_unstable();
+        // `C => { d => 2 }` twice: one warning, for `C`, not one more for each member.
+        let statements = |(l, f): (usize, usize)| {
+            assigned
+                .get(l)
+                .zip(assigned.get(f))
+                .map(|(a, b)| (a.2, b.2))
+        };
+        let inside_another = |pair: (usize, usize)| {
+            let Some((path, _, _)) = assigned.get(pair.0) else {
+                return false;
+            };
+            found.iter().any(|&other| {
+                other != pair
+                    && statements(other) == statements(pair)
+                    && assigned
+                        .get(other.0)
+                        .is_some_and(|(p, _, _)| p.len() < path.len() && path.starts_with(p))
+            })
+        };
+        let found: Vec<(usize, usize)> = found
+            .iter()
+            .copied()
+            .filter(|&p| !inside_another(p))
+            .collect();
         for (later, first) in found {
-            let (Some(r), Some(first)) = (assigned.get(later), assigned.get(first)) else {
+            let (Some((path, r, _)), Some((_, first, _))) =
+                (assigned.get(later), assigned.get(first))
+            else {
                 continue;
             };
-            let key: Vec<&str> = self
-                .path
-                .iter()
-                .copied()
-                .chain(r.path.iter().map(|i| &*i.name))
-                .collect();
+            let key: Vec<&str> = self.path.iter().chain(path.iter()).copied().collect();
             let key = key.join(".");
             self.dup_warnings.push(
                 Diagnostic::warning(format!("duplicate definition of `{key}`"))
@@ -344,6 +357,41 @@ impl<'a> Checker<'a> {
                     .hint("definitions in one file must agree; remove one"),
             );
         }
+    }
+}
+
+/// The paths `r` (written at `path`, in statement `stmt` of its block) assigns with `=>`:
+/// its own, and those of the members of a block literal it gives with `=>` or `~>`, in
+/// turn (bounded: the parser already bounds the nesting of literals).
+fn assigned_paths<'a>(
+    r: &'a ast::ResourceDef,
+    path: Vec<&'a str>,
+    stmt: usize,
+    depth: usize,
+    out: &mut Vec<(Vec<&'a str>, &'a ast::ResourceDef, usize)>,
+) {
+    let Some(m) = r.mutations.first() else {
+        return;
+    };
+    let literal = match (&m.op, &m.value.kind) {
+        (ast::MutationOp::Assign | ast::MutationOp::Merge, ExprKind::Block(members))
+            if r.mutations.len() == 1 && depth < 64 =>
+        {
+            Some(members)
+        }
+        _ => None,
+    };
+    if let Some(members) = literal {
+        for st in members {
+            if let Statement::Resource(member) = st {
+                let mut inner = path.clone();
+                inner.extend(member.path.iter().map(|x| &*x.name));
+                assigned_paths(member, inner, stmt, depth + 1, out);
+            }
+        }
+    }
+    if matches!(m.op, ast::MutationOp::Assign) {
+        out.push((path, r, stmt));
     }
 }
 

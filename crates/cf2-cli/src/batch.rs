@@ -24,14 +24,20 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
         return usage_error(&format!("unknown format `{}`", args.format));
     };
     // Two inputs with the same file name would overwrite each other.
-    let mut names: Vec<String> = args.files.iter().map(|f| stem(f)).collect();
-    names.sort();
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return usage_error(&format!("two inputs would both write `{}`", w[0]));
-    }
     // Outputs are named after the format as given: `--format yml` writes NAME.yml
     // (DIR/NAME.FORMAT, as --help says).
     let ext = args.format.as_str();
+    let mut names: Vec<(String, &PathBuf)> = args.files.iter().map(|f| (stem(f), f)).collect();
+    names.sort();
+    if let Some(w) = names.windows(2).find(|w| w[0].0 == w[1].0) {
+        // Named, so that among hundreds of inputs the two are found at once.
+        return usage_error(&format!(
+            "`{}` and `{}` would both write `{}`",
+            w[0].1.display(),
+            w[1].1.display(),
+            dir.join(format!("{}.{ext}", w[0].0)).display()
+        ));
+    }
     let outputs: Vec<String> = args
         .files
         .iter()

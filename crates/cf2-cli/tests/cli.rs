@@ -1362,3 +1362,26 @@ fn an_output_never_replaces_a_credential_file() {
         "key\n"
     );
 }
+
+/// Two inputs with the same file name would write the same output: refused (exit 2), naming
+/// both inputs and the output, so that among hundreds of inputs they are found at once.
+#[test]
+fn a_batch_with_two_inputs_of_one_name_names_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[("x/web.cf2", "A => 1\n"), ("y/web.cf2", "A => 2\n")],
+    );
+    let o = cf2(
+        root,
+        &["compile", "x/web.cf2", "y/web.cf2", "--out-dir", "out"],
+    );
+    assert_exit(&o, 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("`x/web.cf2` and `y/web.cf2` would both write `out/web.json`"),
+        "{err}"
+    );
+    assert!(!root.join("out/web.json").exists());
+}

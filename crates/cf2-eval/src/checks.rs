@@ -282,16 +282,12 @@ impl<'a> Checker<'a> {
         }
         // Paths by hash, so that no path is joined into text unless it is a duplicate
         // (every file of every compile is checked, and duplicates are rare).
-        use std::hash::{BuildHasher, Hash, Hasher};
+        use std::hash::BuildHasher;
         let hashing = foldhash::fast::FixedState::default();
         let mut keyed: Vec<(u64, usize)> = assigned
             .iter()
             .enumerate()
-            .map(|(i, (path, _, _))| {
-                let mut h = hashing.build_hasher();
-                path.hash(&mut h);
-                (h.finish(), i)
-            })
+            .map(|(i, (path, _, _))| (hashing.hash_one(path), i))
             .collect();
         keyed.sort_unstable();
         // (later definition, first definition), reported in the order of the later ones.

@@ -23,26 +23,26 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     let Some(format) = Format::from_extension(&args.format) else {
         return usage_error(&format!("unknown format `{}`", args.format));
     };
-    // Two inputs with the same file name would overwrite each other.
     // Outputs are named after the format as given: `--format yml` writes NAME.yml
     // (DIR/NAME.FORMAT, as --help says).
     let ext = args.format.as_str();
-    let mut names: Vec<(String, &PathBuf)> = args.files.iter().map(|f| (stem(f), f)).collect();
-    names.sort();
-    if let Some(w) = names.windows(2).find(|w| w[0].0 == w[1].0) {
-        // Named, so that among hundreds of inputs the two are found at once.
-        return usage_error(&format!(
-            "`{}` and `{}` would both write `{}`",
-            w[0].1.display(),
-            w[1].1.display(),
-            dir.join(format!("{}.{ext}", w[0].0)).display()
-        ));
-    }
     let outputs: Vec<String> = args
         .files
         .iter()
         .map(|file| format!("{}.{ext}", stem(file)))
         .collect();
+    // Two inputs with the same file name would overwrite each other.
+    let mut by_output: Vec<(&String, &PathBuf)> = outputs.iter().zip(&args.files).collect();
+    by_output.sort();
+    if let Some(w) = by_output.windows(2).find(|w| w[0].0 == w[1].0) {
+        // Named, so that among hundreds of inputs the two are found at once.
+        return usage_error(&format!(
+            "`{}` and `{}` would both write `{}`",
+            w[0].1.display(),
+            w[1].1.display(),
+            dir.join(w[0].0).display()
+        ));
+    }
     // Listed once: a name not in it is new and written without `lstat` or a temporary name
     // (and cannot be a source).
     let listed = dir.is_dir().then(|| OutDir::open(dir));

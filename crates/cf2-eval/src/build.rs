@@ -387,7 +387,7 @@ impl<'a> Evaluator<'a> {
 
     /// A place in file and text order, for reporting the first of several reads whatever
     /// the order of evaluation.
-    fn text_order(&self, at: Span) -> (Option<std::path::PathBuf>, u32) {
+    pub(crate) fn text_order(&self, at: Span) -> (Option<std::path::PathBuf>, u32) {
         (self.file(at.file).map(|f| f.path.clone()), at.start)
     }
 

@@ -270,10 +270,10 @@ impl<'a> Checker<'a> {
     /// when it is), so only definitions of different statements are compared here.
     fn duplicates(&mut self, stmts: &'a [Statement]) {
         // (path, the definition, the statement of `stmts` it belongs to)
-        let mut assigned: Vec<(Vec<&'a str>, &'a ast::ResourceDef, usize)> = Vec::new();
+        let mut assigned: Vec<(AssignedPath<'a>, &'a ast::ResourceDef, usize)> = Vec::new();
         for (i, st) in stmts.iter().enumerate() {
             if let Statement::Resource(r) = st {
-                let path: Vec<&str> = r.path.iter().map(|x| &*x.name).collect();
+                let path: AssignedPath = r.path.iter().map(|x| &*x.name).collect();
                 assigned_paths(r, path, i, 0, &mut assigned);
             }
         }
@@ -356,15 +356,19 @@ impl<'a> Checker<'a> {
     }
 }
 
+/// A resource path within one block, as `-Wdup` compares them: nearly always a few names,
+/// kept inline (this runs on every file).
+type AssignedPath<'a> = smallvec::SmallVec<[&'a str; 4]>;
+
 /// The paths `r` (written at `path`, in statement `stmt` of its block) assigns with `=>`:
 /// its own, and those of the members of a block literal it gives with `=>` or `~>`, in
 /// turn (bounded: the parser already bounds the nesting of literals).
 fn assigned_paths<'a>(
     r: &'a ast::ResourceDef,
-    path: Vec<&'a str>,
+    path: AssignedPath<'a>,
     stmt: usize,
     depth: usize,
-    out: &mut Vec<(Vec<&'a str>, &'a ast::ResourceDef, usize)>,
+    out: &mut Vec<(AssignedPath<'a>, &'a ast::ResourceDef, usize)>,
 ) {
     let Some(m) = r.mutations.first() else {
         return;

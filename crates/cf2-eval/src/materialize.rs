@@ -357,7 +357,7 @@ impl<'a> Evaluator<'a> {
     /// Two errors met together, reported in the order of where they are (file name,
     /// then place), not of which was met first.
     fn both_errors(&self, a: EvalError, b: EvalError) -> EvalError {
-        let place = |e: &EvalError| e.diag.span.map(|s| (self.loader_name(s.file), s.start));
+        let place = |e: &EvalError| e.diag.span.map(|s| self.text_order(s));
         let (mut first, second) = if place(&b) < place(&a) {
             (b, a)
         } else {

@@ -505,9 +505,7 @@ impl<'a> Parser<'a> {
                 Tok::Eof => return,
                 Tok::Newline | Tok::Comma if self.brackets.len() <= h0 => return,
                 Tok::Newline
-                    if self.brackets.len() <= left_open
-                        && self.brackets.last().is_some_and(|(k, _)| *k != Tok::LBrace)
-                        && self.starts_definition(1) =>
+                    if self.brackets.len() <= left_open && self.unclosed_before_definition() =>
                 {
                     self.brackets.truncate(h0);
                     return;
@@ -517,12 +515,8 @@ impl<'a> Parser<'a> {
                     self.open_bracket(t);
                 }
                 Tok::RParen | Tok::RBracket | Tok::RBrace => {
-                    let open = opener_of(t.kind);
-                    let above = self.brackets.get(h0..).unwrap_or(&[]);
-                    if let Some(i) = above.iter().rposition(|(k, _)| *k == open) {
-                        // Closes a bracket opened in the statement (and any left open in it).
-                        self.lex.next_token();
-                        self.brackets.truncate(h0 + i);
+                    if self.close_opened_above(h0, t) {
+                        // Closed a bracket opened in the statement.
                     } else if t.kind == Tok::RBrace && in_block {
                         // Closes the block the statement is in.
                         return;
@@ -1556,10 +1550,7 @@ impl<'a> Parser<'a> {
                     }
                     break;
                 }
-                Tok::Newline
-                    if self.brackets.last().is_some_and(|(k, _)| *k != Tok::LBrace)
-                        && self.starts_definition(1) =>
-                {
+                Tok::Newline if self.unclosed_before_definition() => {
                     self.brackets.truncate(level);
                     return Err(Fail);
                 }
@@ -1568,17 +1559,13 @@ impl<'a> Parser<'a> {
                     self.open_bracket(t);
                 }
                 Tok::RParen | Tok::RBracket | Tok::RBrace => {
-                    let open_kind = opener_of(t.kind);
-                    let above = self.brackets.get(level..).unwrap_or(&[]);
-                    if let Some(i) = above.iter().rposition(|(k, _)| *k == open_kind) {
-                        // Closes a bracket opened in the element (and any left open in it).
-                        self.lex.next_token();
-                        self.brackets.truncate(level + i);
+                    if self.close_opened_above(level, t) {
+                        // Closed a bracket opened in the element.
                     } else if t.kind == closer {
                         // Closes the list.
                         self.brackets.truncate(level);
                         break;
-                    } else if self.open_below(level.saturating_sub(1), open_kind) {
+                    } else if self.open_below(level.saturating_sub(1), opener_of(t.kind)) {
                         // Closes an enclosing construct: the list was never closed.
                         self.brackets.truncate(level);
                         return Err(Fail);
@@ -2742,6 +2729,26 @@ impl<'a> Parser<'a> {
             .iter()
             .rposition(|(_, span)| span.start as usize == open.start)?;
         self.open_below(inner, opener).then_some(around)
+    }
+
+    /// Error recovery: if the closing bracket `t` closes one opened above the first `base`
+    /// open brackets, consumes it, closes that bracket (and any left open inside it) and
+    /// says so.
+    fn close_opened_above(&mut self, base: usize, t: Token) -> bool {
+        let opener = opener_of(t.kind);
+        let above = self.brackets.get(base..).unwrap_or(&[]);
+        let Some(i) = above.iter().rposition(|(k, _)| *k == opener) else {
+            return false;
+        };
+        self.lex.next_token();
+        self.brackets.truncate(base + i);
+        true
+    }
+
+    /// Error recovery, at a newline: whether a list or brackets (not a block) are open and
+    /// the next line starts a definition — the bracket was left unclosed.
+    fn unclosed_before_definition(&mut self) -> bool {
+        self.brackets.last().is_some_and(|(k, _)| *k != Tok::LBrace) && self.starts_definition(1)
     }
 
     /// Whether a bracket of kind `opener` is open among the first `n` open brackets (those

@@ -270,16 +270,27 @@ impl Batch<'_> {
                 for t in &e.trace {
                     messages.push(Message::Plain(format!("{t}\n")));
                 }
+                let plain =
+                    |msg: String| Message::Plain(format!("{}: error: {msg}\n", file.display()));
                 let written = renderer
                     .finish("")
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| {
+                        let host: &dyn cf2_eval::Host = host;
+                        diagnostic(&crate::output::refusal(
+                            host,
+                            &loader,
+                            Main::File(file),
+                            opts,
+                            &e,
+                        ))
+                    })
                     .and_then(|text| {
                         if args.sign {
                             // `-S`: clearsigned with --gpguser.
                             host.host
                                 .security
                                 .clearsign(text.as_bytes())
-                                .map_err(|e| format!("cannot sign the output: {e}"))
+                                .map_err(|e| plain(format!("cannot sign the output: {e}")))
                         } else {
                             Ok(text.into_bytes())
                         }
@@ -291,15 +302,15 @@ impl Batch<'_> {
                         if out_dir.listed(&out) {
                             return Ok(Some((out, data)));
                         }
-                        out_dir.write_named(&out, &data).map(|()| None)
+                        out_dir
+                            .write_named(&out, &data)
+                            .map(|()| None)
+                            .map_err(plain)
                     });
                 let (failed, replacing) = match written {
                     Ok(replacing) => (false, replacing),
-                    Err(msg) => {
-                        messages.push(Message::Plain(format!(
-                            "{}: error: {msg}\n",
-                            file.display()
-                        )));
+                    Err(message) => {
+                        messages.push(message);
                         (true, None)
                     }
                 };

@@ -129,7 +129,8 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
         match cf2_output::render_at(v, r.format, &r.path) {
             Ok(text) => rendered.push((r, text.into_bytes())),
             Err(e) => {
-                sayln!("{}: error: {e}", file.display());
+                let d = refusal(&host, loader, Main::File(file), opts, &e);
+                say!("{}", d.render(loader, color));
                 return ExitCode::from(1);
             }
         }
@@ -298,6 +299,35 @@ fn print_trace(trace: &[String]) {
 }
 
 /// The reason of an I/O error without the paths some errors carry.
+/// A format's refusal of a value, as a diagnostic at the definition of the resource that
+/// gave the value: the value carries no place, so the compile is run again to find it.
+pub fn refusal(
+    host: &dyn cf2_eval::Host,
+    loader: &Loader,
+    main: Main<'_>,
+    opts: &cf2::Options,
+    e: &cf2_output::OutputError,
+) -> cf2::Diagnostic {
+    let mut d = cf2::Diagnostic::error(e.to_string());
+    match cf2_eval::locate(host, loader, main, opts, e.path()) {
+        Some(cf2_eval::Located {
+            resource: Some(resource),
+            site,
+        }) => {
+            d = d
+                .at(site)
+                .with_label(format!("`{resource}` is defined here"))
+                .resource(resource);
+        }
+        Some(cf2_eval::Located {
+            resource: None,
+            site,
+        }) => d = d.at(site).with_label("in the configuration of this file"),
+        None => {}
+    }
+    d
+}
+
 pub fn io_reason(e: &std::io::Error) -> String {
     match e.raw_os_error() {
         Some(code) => std::io::Error::from_raw_os_error(code).to_string(),

@@ -497,6 +497,17 @@ impl<'a> Evaluator<'a> {
         Ok(Some((v, used)))
     }
 
+    /// Where a resource's value is decided, for messages given after the evaluation: the
+    /// first of its definitions that no other outranks.
+    pub(crate) fn top_site(&self, s: SlotId) -> Span {
+        let defs = &self.slot(s).defs;
+        let (tops, _) = self.tops(&Ranking::default(), defs);
+        match tops.first() {
+            Some(d) => self.def(*d).site,
+            None => self.slot_site(s),
+        }
+    }
+
     /// The priority order among `set`, compared once per fold (see [`Ranking`]).
     fn ranking(&self, set: &[DefId]) -> Ranking {
         let mut r = Ranking::default();

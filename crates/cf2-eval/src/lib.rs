@@ -348,7 +348,6 @@ fn select_path(
     top: model::BlockId,
     path: &str,
 ) -> Result<Value, Vec<Diagnostic>> {
-    let at = Span::default();
     if path.is_empty() {
         let mut built = cf2_value::Builder::new();
         emit_top(ev, top, &mut built)?;
@@ -358,9 +357,80 @@ fn select_path(
             )]
         });
     }
+    let Walked {
+        value,
+        slot,
+        at_slot,
+    } = walk_path(ev, top, path)?;
+    match slot {
+        // A resource: the same diagnostics as when the whole configuration is output
+        // (where its `?` or empty `if` is written, and why).
+        Some(slot) if at_slot => ev.materialize_slot(slot).map_err(flatten),
+        _ if value.is_undef() => Err(vec![Diagnostic::error(format!("`{path}` is undefined"))]),
+        _ => ev.materialize(&value, 1, Span::default()).map_err(flatten),
+    }
+}
+
+/// Where a value in the output comes from, for a message about it found only after the
+/// compile (an output format refusing it).
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// The resource that gave the value: the last one on the path (`B.C` for `B.C.1`);
+    /// `None` for the whole configuration.
+    pub resource: Option<String>,
+    /// Where that resource's value is decided, or the start of the main file.
+    pub site: Span,
+}
+
+/// Where the value at `path` comes from (see [`Located`]). `None` when the compile fails.
+/// It compiles again: it is only for messages.
+pub fn locate(
+    host: &dyn Host,
+    loader: &Loader,
+    main: Main<'_>,
+    opts: &Options,
+    path: &str,
+) -> Option<Located> {
+    let mut found = None;
+    let _ = evaluate_with(host, loader, main, opts, |ev, top| {
+        let slot = if path.is_empty() {
+            None
+        } else {
+            walk_path(ev, top, path)?.slot
+        };
+        let file_start = ev.main_file.map(|f| Span::new(f, 0, 0));
+        found = match slot {
+            Some(s) => Some(Located {
+                resource: Some(ev.slot_path(s)),
+                site: ev.top_site(s),
+            }),
+            None => file_start.map(|site| Located {
+                resource: None,
+                site,
+            }),
+        };
+        Ok(())
+    });
+    found
+}
+
+/// Where a path led: its value, the resource walked last, and whether the value is that
+/// resource's (not an element of it).
+struct Walked {
+    value: Val,
+    slot: Option<model::SlotId>,
+    at_slot: bool,
+}
+
+/// Follows `path` (not empty) from the top block, forcing each resource on the way.
+fn walk_path(
+    ev: &mut Evaluator<'_>,
+    top: model::BlockId,
+    path: &str,
+) -> Result<Walked, Vec<Diagnostic>> {
+    let at = Span::default();
     let mut cur = Val::Block(top);
     let mut walked = String::new();
-    // The resource walked last, and whether `cur` is its value (not an element of it).
     let mut walked_slot: Option<model::SlotId> = None;
     let mut at_slot = false;
     for step in path.split('.') {
@@ -415,11 +485,9 @@ fn select_path(
         }
         walked.push_str(step);
     }
-    match walked_slot {
-        // A resource: the same diagnostics as when the whole configuration is output
-        // (where its `?` or empty `if` is written, and why).
-        Some(slot) if at_slot => ev.materialize_slot(slot).map_err(flatten),
-        _ if cur.is_undef() => Err(vec![Diagnostic::error(format!("`{path}` is undefined"))]),
-        _ => ev.materialize(&cur, 1, at).map_err(flatten),
-    }
+    Ok(Walked {
+        value: cur,
+        slot: walked_slot,
+        at_slot,
+    })
 }

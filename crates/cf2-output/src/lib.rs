@@ -145,6 +145,18 @@ pub enum OutputError {
     },
 }
 
+impl OutputError {
+    /// The path of the value refused (empty: the whole configuration).
+    pub fn path(&self) -> &str {
+        match self {
+            OutputError::NeedsBlock { what, .. }
+            | OutputError::BadName { what, .. }
+            | OutputError::TooDeep { what, .. }
+            | OutputError::Invalid { what, .. } => what,
+        }
+    }
+}
+
 /// `the configuration` or `` `Web.Ports` ``.
 fn describe(what: &str) -> String {
     if what.is_empty() {

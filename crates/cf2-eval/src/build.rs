@@ -279,6 +279,7 @@ impl<'a> Evaluator<'a> {
             running: Runner::default(),
             statement: None,
         };
+        self.building.push((b, self.stack.len()));
         let mut work = Work {
             imports: BTreeMap::new(),
             pending: BTreeMap::new(),
@@ -306,6 +307,7 @@ impl<'a> Evaluator<'a> {
         if literal {
             self.inline_running.pop();
         }
+        self.building.pop();
         let reads = match std::mem::replace(&mut self.block_mut(b).state, BlockState::Built) {
             BlockState::Building { reads, .. } => reads,
             _ => Vec::new(),

@@ -38,6 +38,10 @@ pub struct Evaluator<'a> {
     pub(crate) thunks: Vec<Thunk<'a>>,
     /// Slots being evaluated, innermost last.
     pub(crate) stack: Vec<SlotId>,
+    /// Blocks whose statements are being run (`BlockState::Building`), innermost last, each
+    /// with the depth of `stack` when it began: a slot pushed above that depth is being
+    /// evaluated for the block's inline statements (see [`Evaluator::read_through_another`]).
+    pub(crate) building: Vec<(BlockId, usize)>,
     /// The positions in the list literals being evaluated for the innermost slot, outermost
     /// first: a block made there is named `a.1.e`, not `a.e` (see [`Place::Element`]).
     pub(crate) elements: Vec<u32>,
@@ -187,6 +191,7 @@ impl<'a> Evaluator<'a> {
             inline_reads: HashMap::default(),
             inline_read_checks: HashMap::default(),
             inline_running: Vec::new(),
+            building: Vec::new(),
             inline_deep_reads: HashMap::default(),
             inline_seen: HashSet::default(),
             inline_whole: HashMap::default(),
@@ -414,7 +419,9 @@ impl<'a> Evaluator<'a> {
             SlotState::Active => {
                 return match self.literal_being_built_for(s) {
                     Some(literal) => Ok(Val::Block(literal)),
-                    None => Err(self.cycle_error(s)),
+                    None => Err(self
+                        .cycle_through_building(s)
+                        .unwrap_or_else(|| self.cycle_error(s))),
                 };
             }
             SlotState::Pending => {}
@@ -547,6 +554,11 @@ impl<'a> Evaluator<'a> {
     /// statements read).
     pub(crate) fn member(&mut self, b: BlockId, name: &str, at: Span) -> R<Option<SlotId>> {
         self.build_plain(b)?;
+        if let BlockState::Building { .. } = self.block(b).state {
+            if let Some(e) = self.read_through_another(b) {
+                return Err(e);
+            }
+        }
         let running = self.inline_running.last().copied();
         if running.is_some_and(|r| r != b)
             || (!self.inline_seen.is_empty() && self.inline_seen.contains(&b))
@@ -561,6 +573,103 @@ impl<'a> Evaluator<'a> {
             reads.push((Rc::from(name), at, *running));
         }
         Ok(block.members.get(name).copied())
+    }
+
+    /// A look-up in block `b` while its inline statements run, made for a resource outside
+    /// `b` that one of them is evaluating (`S => { ..., if ($Flag) ... }` with
+    /// `Flag => $S.Tls`): `b` depends on that resource, which depends on `b`, a cycle.
+    /// An inline statement may read the block's own members, directly or through other
+    /// members (`if ($S.Tls)`), but not through another resource: otherwise the answer
+    /// would depend on which of the two is output first (semantics §3, "Cycles").
+    fn read_through_another(&self, b: BlockId) -> Option<EvalError> {
+        let &(_, depth) = self.building.iter().rev().find(|(x, _)| *x == b)?;
+        let above = self.stack.get(depth..).unwrap_or_default();
+        self.inline_cycle(b, above.to_vec())
+    }
+
+    /// The same cycle found from the other end: slot `s`, evaluated first, is needed again
+    /// by an inline statement of a block whose building it started (`Flag` is output
+    /// first; `$S.Tls` builds `S`, whose `if ($Flag)` needs `Flag`). Reported as
+    /// [`Evaluator::read_through_another`] reports it, so the error does not depend on
+    /// which resource is evaluated first.
+    fn cycle_through_building(&self, s: SlotId) -> Option<EvalError> {
+        let at = self.stack.iter().rposition(|x| *x == s)?;
+        self.building
+            .iter()
+            .rev()
+            .filter(|(_, depth)| *depth > at)
+            .find_map(|&(b, depth)| {
+                // Around the cycle from `b`: what its inline statement evaluated since it
+                // began, then what was being evaluated when `b` began to be built.
+                let mut through = self.stack.get(depth..).unwrap_or_default().to_vec();
+                through.extend(self.stack.get(at..depth).unwrap_or_default());
+                self.inline_cycle(b, through)
+            })
+    }
+
+    /// Block `b` needs `through` for its inline statements, and the last of them needs
+    /// `b`: an error if one of them is outside `b`.
+    fn inline_cycle(&self, b: BlockId, mut through: Vec<SlotId>) -> Option<EvalError> {
+        // The resources holding `b` (a literal that `S`'s fold is merging) are `b`.
+        let holders = self.holders(b);
+        through.retain(|x| !holders.contains(x));
+        let outside = *through.iter().find(|&&x| !self.slot_is_within(x, b))?;
+        let owner = self.block_path(b);
+        let mut names = vec![owner.clone()];
+        names.extend(through.iter().map(|x| self.slot_path(*x)));
+        names.push(owner.clone());
+        let through_name = self.slot_path(outside);
+        let mut d = Diagnostic::error(format!(
+            "`{owner}` depends on itself: {}",
+            names.join(" → ")
+        ))
+        .resource(owner.clone());
+        if let Some(def) = self.slot(outside).defs.first() {
+            d = d.at(self.def(*def).site).with_label(format!(
+                "`{through_name}` is needed by an inline statement of `{owner}`, and needs `{owner}`"
+            ));
+        }
+        for &x in through.iter().filter(|&&x| x != outside) {
+            if let Some(def) = self.slot(x).defs.first() {
+                d = d.also(
+                    self.def(*def).site,
+                    format!("`{}` is defined here", self.slot_path(x)),
+                );
+            }
+        }
+        Some(EvalError::new(d.hint(format!(
+            "an inline statement of `{owner}` may read the block's own members (`${owner}.name`), but not through another resource such as `{through_name}`, which needs `{owner}` built first"
+        ))))
+    }
+
+    /// The resources whose value block `b` is, or is inside, innermost first.
+    fn holders(&self, mut b: BlockId) -> Vec<SlotId> {
+        let mut holders = Vec::new();
+        for _ in 0..=self.slots.len() {
+            match &self.block(b).place {
+                Place::Of(s) | Place::Element(s, _) => {
+                    holders.push(*s);
+                    b = self.slot(*s).parent;
+                }
+                Place::Top | Place::Named(_) => break,
+            }
+        }
+        holders
+    }
+
+    /// Whether slot `x` is a member of block `b`, or of a block inside it.
+    fn slot_is_within(&self, x: SlotId, b: BlockId) -> bool {
+        let mut block = self.slot(x).parent;
+        for _ in 0..=self.slots.len() {
+            if block == b {
+                return true;
+            }
+            match &self.block(block).place {
+                Place::Of(s) | Place::Element(s, _) => block = self.slot(*s).parent,
+                Place::Top | Place::Named(_) => return false,
+            }
+        }
+        false
     }
 
     /// The members of a built block, in output order.

@@ -14,7 +14,9 @@ UNDEF=object()
 class Err(Exception):
     def __init__(s,path,why): s.path=path; s.why=why
 class Def:
-    def __init__(s,file,op,val,sid,idx=(0,)): s.file=file; s.op=op; s.val=val; s.sid=sid; s.idx=idx
+    def __init__(s,file,op,val,sid,idx=(0,),written=True):
+        s.file=file; s.op=op; s.val=val; s.sid=sid; s.idx=idx
+        s.written=written and val!='?'  # a value written out, not made by an `if`
     def __repr__(s): return f'{s.file}:{s.op}:{s.val}'
 class BlockVal:
     def __init__(s,members): s.members=members  # dict name->list of defs (ordered)
@@ -32,10 +34,10 @@ def opname(o):
     if o=='=>': return '=>'
     if o=='~>': return '~>'
     return re.match(r'~\((\w+)\)>',o).group(1)
-def parse_stmt(line,file,sid,idx):
+def parse_stmt(line,file,sid,idx,written=True):
     m=re.match(r'^([\w.]+)\s*(=>|~>|~\(\w+\)>)\s*(.*)$',line)
     path=m.group(1).split('.'); op=opname(m.group(2)); val=parse_value(m.group(3),file,sid,idx)
-    d=Def(file,op,val,sid,idx)
+    d=Def(file,op,val,sid,idx,written)
     for name in reversed(path[1:]):
         d=Def(file,'~>',('block',[(name,d)]),sid,idx)
     return path[0],d
@@ -69,8 +71,9 @@ class Model:
                     if m.group(1)=='false': continue
                     l=m.group(2)
                 m=re.match(r'^(.*?) if \((true|false)\) then (\S+)$',l)
+                written=not m
                 if m: l=m.group(1)+' '+(m.group(3) if m.group(2)=='true' else '?')
-                n,d=parse_stmt(l,f,(f,l),(s.cnt,))
+                n,d=parse_stmt(l,f,(f,l),(s.cnt,),written)
                 s.top.setdefault(n,[]).append(d)
         dfs('main')
     def outranks(s,d1,d2): return d1.file!=d2.file and d2.file in s.reach[d1.file]
@@ -91,7 +94,50 @@ class Model:
                 out[n]=s.deep(r,path+[n])
             return out
         return v
-    def fold(s,defs,path):
+    def hidden(s,above,compared):
+        """Paths of members that a `~>` top above assigns a value written out, when that top
+        outranks every compared definition: decided there, whatever the blocks below hold
+        (docs/semantics.md §6, "What an override hides")."""
+        out=[]
+        def walk(defs,prefix):
+            for d in defs:
+                if d.op=='=>' and d.written: out.append(prefix)
+                elif d.op=='~>' and isinstance(d.val,tuple) and d.written:
+                    # a path statement (`S.sub.y => 2`) is a `~>` of a block holding the rest
+                    for n,md in d.val[1]: walk([md],prefix+(n,))
+        for t,v in above:
+            if not isinstance(v,BlockVal) or not all(s.outranks(t,c) for c in compared): continue
+            for n,ds in v.members.items(): walk(ds,(n,))
+        return [p for p in out if p]
+    def hideable(s,p,vals):
+        """A hidden member must not be `~(final)>` in any compared value."""
+        for v in vals:
+            for i,n in enumerate(p):
+                if not isinstance(v,BlockVal) or n not in v.members: break
+                ds=v.members[n]
+                if i==len(p)-1:
+                    if any(d.op=='final' for d in ds): return False
+                    break
+                try: v=s.fold(ds,[])
+                except Err: break
+        return True
+    def equal_vals(s,tv,path,above):
+        vals=[v for d,v in tv]
+        hid=[p for p in s.hidden(above,[d for d,v in tv]) if s.hideable(p,vals)] if len(tv)>1 else []
+        shown=[s.deep_except(v,path,hid) for v in vals]
+        return all(x==shown[0] for x in shown)
+    def deep_except(s,v,path,hid):
+        if isinstance(v,BlockVal) and hid:
+            out={}
+            for n,ds in sorted(v.members.items(),key=lambda kv: min(d.idx for d in kv[1])):
+                if (n,) in hid: out[n]='hidden'; continue
+                inner=[p[1:] for p in hid if p[0]==n and len(p)>1]
+                r=s.fold(ds,path+[n])
+                if r is UNDEF: raise Err(path+[n],'undefined')
+                out[n]=s.deep_except(r,path+[n],inner)
+            return out
+        return s.deep(v,path)
+    def fold(s,defs,path,above=()):
         finals=[d for d in defs if d.op=='final']
         fv=[(d,s.ev_def(d,path)) for d in finals]; fv=[x for x in fv if x[1] is not UNDEF]
         if fv:
@@ -109,15 +155,13 @@ class Model:
             kinds={d.op for d in tops}
             if kinds=={'=>'}:
                 if len(tv)==1: return tv[0][1]
-                vals=[s.deep(v,path) for d,v in tv]
-                if any(v!=vals[0] for v in vals): raise Err(path,'conflict =>')
+                if not s.equal_vals(tv,path,above): raise Err(path,'conflict =>')
                 return tv[0][1]
             if len(kinds)!=1:
                 # `~>` over nothing is `=>` (clarifications §5): with nothing below, `=>`s and
                 # `~>`s are unordered assignments, fine if their values are equal.
                 if kinds<={'=>','~>'} and not rest:
-                    vals=[s.deep(v,path) for d,v in tv]
-                    if any(v!=vals[0] for v in vals): raise Err(path,'conflict =>')
+                    if not s.equal_vals(tv,path,above): raise Err(path,'conflict =>')
                     return tv[0][1]
                 raise Err(path,'mixed tops')
             k=kinds.pop()
@@ -125,11 +169,10 @@ class Model:
                 for r in rest:
                     if r.op!=k and r.val!='?' and not all(s.outranks(t,r) for t in tops): raise Err(path,'rest not below all tops')
             if k=='~>':
-                below=s.fold(rest,path) if rest else UNDEF
+                below=s.fold(rest,path,tuple(above)+tuple(tv)) if rest else UNDEF
                 if any(not isinstance(v,BlockVal) for d,v in tv):
                     if below is not UNDEF: raise Err(path,'merge nonblock')
-                    vals=[s.deep(v,path) for d,v in tv]
-                    if any(v!=vals[0] for v in vals): raise Err(path,'merge nothing below differ')
+                    if not s.equal_vals(tv,path,above): raise Err(path,'merge nothing below differ')
                     return tv[0][1]
                 if below is not UNDEF and not isinstance(below,BlockVal): raise Err(path,'merge over scalar')
                 mem={}

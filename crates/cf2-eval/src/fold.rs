@@ -21,6 +21,7 @@ use crate::model::*;
 use crate::val::Val;
 use cf2_syntax::{Diagnostic, FileId, Sources, Span};
 use std::cmp::Ordering;
+use std::rc::Rc;
 
 /// The result of folding a set of definitions.
 pub(crate) enum Folded<'a> {
@@ -139,6 +140,16 @@ impl Ranking {
 
 /// The tops of a fold with their values.
 type TopValues = smallvec::SmallVec<[(DefId, Val); 4]>;
+
+/// What a fold's value is merged into: the values of the `~>` tops of the folds above it
+/// (semantics §6, "What an override hides"). A member those tops assign hides the same
+/// member below, so unordered equal blocks below need not agree on it, and it is never
+/// evaluated for the comparison.
+#[derive(Clone, Copy)]
+pub(crate) enum Above<'v> {
+    Nothing,
+    Merged(&'v [(DefId, Val)], &'v Above<'v>),
+}
 
 enum TopKind {
     Assign,
@@ -491,7 +502,7 @@ impl<'a> Evaluator<'a> {
             return Ok(None);
         };
         let givers: Defs = found.iter().map(|(d, _)| *d).collect();
-        let (d, v) = self.kept_among_equal(found, fallback)?;
+        let (d, v) = self.kept_among_equal(found, fallback, &[])?;
         let mut used: Defs = smallvec::smallvec![d];
         used.extend(givers.into_iter().filter(|g| *g != d));
         Ok(Some((v, used)))
@@ -662,9 +673,21 @@ impl<'a> Evaluator<'a> {
 
     /// The one value of unordered tops that assign (`=>`, or `~>` over nothing): they
     /// must all be equal, else it is a conflict (semantics §6); `values` is not empty.
-    fn equal_tops(&mut self, s: SlotId, tops: &[DefId], values: TopValues) -> R<(DefId, Val)> {
+    fn equal_tops(
+        &mut self,
+        s: SlotId,
+        tops: &[DefId],
+        values: TopValues,
+        above: Above<'_>,
+    ) -> R<(DefId, Val)> {
         let Some((first_def, first)) = values.first().cloned() else {
             return Err(self.order_error(s, tops));
+        };
+        let hidden = if values.len() > 1 {
+            let hidden = self.hidden_below(above, tops)?;
+            self.hideable_in_all(hidden, &values)
+        } else {
+            Vec::new()
         };
         // The shapes first (kinds, block member names, list lengths), which evaluate
         // nothing, then the values: whether tops of different shapes are reported as a
@@ -676,11 +699,119 @@ impl<'a> Evaluator<'a> {
             }
         }
         for (d, v) in values.iter().skip(1) {
-            if !self.equal(&first, v, self.def(*d).site)? {
+            if !self.equal_except(&first, v, self.def(*d).site, &hidden)? {
                 return Err(self.order_error(s, tops));
             }
         }
-        self.kept_among_equal(values.into_iter().collect(), (first_def, first))
+        self.kept_among_equal(values.into_iter().collect(), (first_def, first), &hidden)
+    }
+
+    /// The members that the `~>` tops above a fold assign (semantics §6, "What an override
+    /// hides"): each is decided there, whatever the blocks `compared` below hold, when the
+    /// top that assigns it outranks every one of them. Only an assignment of a value
+    /// written out (a literal, text, number, list or block), which cannot turn out
+    /// undefined and let the member below show through; written as a member of a block
+    /// (`S ~> { y => 2 }`) or as a path (`S.y => 2`, `S.sub.y => 2`).
+    fn hidden_below(
+        &mut self,
+        above: Above<'_>,
+        compared: &[DefId],
+    ) -> R<Vec<crate::materialize::HiddenPath>> {
+        let mut hidden = Vec::new();
+        let mut level = above;
+        while let Above::Merged(values, next) = level {
+            for (d, v) in values {
+                let Val::Block(b) = v.plain() else { continue };
+                if !compared.iter().all(|&c| self.rank(*d, c) == Rank::Higher) {
+                    continue;
+                }
+                let at = self.def(*d).site;
+                for (name, slot) in self.members(*b, at)? {
+                    for &md in &self.slot(slot).defs {
+                        let Some(path) = self.assigned_written_path(md) else {
+                            continue;
+                        };
+                        let mut full: Vec<Rc<str>> = vec![Rc::from(&*name)];
+                        full.extend(path);
+                        if !hidden.contains(&full) {
+                            hidden.push(full);
+                        }
+                    }
+                }
+            }
+            level = *next;
+        }
+        Ok(hidden)
+    }
+
+    /// Of the `hidden` paths, those whose member is hideable in every one of `values`
+    /// (none of them `private` or `~(final)>` there): a member hidden in some values and
+    /// not others would let the choice among them change the result.
+    fn hideable_in_all(
+        &mut self,
+        hidden: Vec<crate::materialize::HiddenPath>,
+        values: &[(DefId, Val)],
+    ) -> Vec<crate::materialize::HiddenPath> {
+        let mut kept = Vec::new();
+        'paths: for path in hidden {
+            for (d, v) in values {
+                let at = self.def(*d).site;
+                let mut cur = v.plain().clone();
+                for (i, step) in path.iter().enumerate() {
+                    let Val::Block(b) = cur else { break };
+                    // An error is the comparison's to report, where it meets it.
+                    let Ok(Some(slot)) = self.member(b, step, at) else {
+                        break;
+                    };
+                    if i + 1 == path.len() {
+                        if !self.hideable(slot) {
+                            continue 'paths;
+                        }
+                        break;
+                    }
+                    match self.force(slot) {
+                        Ok(v) => cur = v.plain().clone(),
+                        Err(_) => break,
+                    }
+                }
+            }
+            kept.push(path);
+        }
+        kept
+    }
+
+    /// If definition `d` is `=>` of a value written out, which is never undefined: the
+    /// path below its resource that it assigns (empty for the resource itself; `[y]` for
+    /// the block standing for `sub.y` in `S.sub.y => 2`).
+    fn assigned_written_path(&self, d: DefId) -> Option<Vec<Rc<str>>> {
+        use cf2_syntax::ast::{Expr, ExprKind, MutationOp};
+        let written = |e: &Expr| {
+            matches!(
+                e.kind,
+                ExprKind::Literal(_)
+                    | ExprKind::String(_)
+                    | ExprKind::Number(_)
+                    | ExprKind::Bool(_)
+                    | ExprKind::Regex(_)
+                    | ExprKind::List(_)
+                    | ExprKind::Block(_)
+            )
+        };
+        let def = self.def(d);
+        match def.body {
+            Body::Expr(e, _) if matches!(def.op, Op::Assign) && written(e) => Some(Vec::new()),
+            Body::Implicit { def: rd, next, .. } => match rd.mutations.as_slice() {
+                [m] if matches!(m.op, MutationOp::Assign) && written(&m.value) => Some(
+                    rd.path
+                        .get(next..)?
+                        .iter()
+                        .map(|i| Rc::from(&*i.name))
+                        .collect(),
+                ),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// Of equal values of unordered definitions (`values`, not empty; `fallback` if it is),
@@ -694,6 +825,7 @@ impl<'a> Evaluator<'a> {
         &mut self,
         values: Vec<(DefId, Val)>,
         fallback: (DefId, Val),
+        hidden: &[crate::materialize::HiddenPath],
     ) -> R<(DefId, Val)> {
         let mut values = values.into_iter();
         let Some((mut kept_def, mut kept)) = values.next() else {
@@ -708,7 +840,7 @@ impl<'a> Evaluator<'a> {
             // Of the same forms, the one read first: its blocks, nested ones too, list
             // their members in the order of their first appearance.
             let earlier = self.def(d).order < self.def(kept_def).order;
-            match self.form_cmp(&v, &kept, false, at)? {
+            match self.form_cmp_except(&v, &kept, at, hidden)? {
                 Ordering::Less => (kept_def, kept) = (d, v),
                 Ordering::Equal if earlier => (kept_def, kept) = (d, v),
                 _ => {}
@@ -768,10 +900,10 @@ impl<'a> Evaluator<'a> {
     /// Folds `set` (see the module documentation).
     pub(crate) fn fold_set(&mut self, s: SlotId, set: Defs, out: &mut Outcome) -> R<Folded<'a>> {
         if set.len() <= 1 {
-            return self.fold_ranked(s, set, &Ranking::default(), out);
+            return self.fold_ranked(s, set, &Ranking::default(), out, Above::Nothing);
         }
         let ranking = self.ranking(&set);
-        self.fold_ranked(s, set, &ranking, out)
+        self.fold_ranked(s, set, &ranking, out, Above::Nothing)
     }
 
     /// Folds `set`, a subset of the definitions `ranking` was made for.
@@ -781,6 +913,7 @@ impl<'a> Evaluator<'a> {
         mut set: Defs,
         ranking: &Ranking,
         out: &mut Outcome,
+        above: Above<'_>,
     ) -> R<Folded<'a>> {
         // Values of tops already evaluated: a fold that drops an undefined top looks at
         // the remaining ones again, and must not evaluate them twice (a `warn` would warn
@@ -827,7 +960,7 @@ impl<'a> Evaluator<'a> {
                     if values.is_empty() {
                         return Ok(Folded::Undefined);
                     }
-                    let (kept_def, kept) = self.equal_tops(s, &tops, values)?;
+                    let (kept_def, kept) = self.equal_tops(s, &tops, values, above)?;
                     out.rule(if tops.len() > 1 {
                         "assignment (equal unordered values)"
                     } else {
@@ -842,8 +975,10 @@ impl<'a> Evaluator<'a> {
                     out.used(&tops);
                     // What the fold below used, overrode or skipped is this value's too.
                     let mut below_outcome = out.below();
-                    let below =
-                        deep(|| self.fold_ranked(s, rest.clone(), ranking, &mut below_outcome))?;
+                    let merged_into = Above::Merged(&values, &above);
+                    let below = deep(|| {
+                        self.fold_ranked(s, rest.clone(), ranking, &mut below_outcome, merged_into)
+                    })?;
                     out.absorb_below(below_outcome);
                     // `~>` over nothing is `=>` (clarifications §5): several such tops must
                     // be equal as `=>`s must, unless they are all blocks, which merge alike.
@@ -855,7 +990,7 @@ impl<'a> Evaluator<'a> {
                         && !values.is_empty()
                     {
                         out.rule("merge (nothing below: assignment)");
-                        let (d, v) = self.equal_tops(s, &tops, values)?;
+                        let (d, v) = self.equal_tops(s, &tops, values, above)?;
                         return Ok(Folded::Plain(v, Some(d)));
                     }
                     out.rule("merge");
@@ -869,8 +1004,16 @@ impl<'a> Evaluator<'a> {
                     out.used(&tops);
                     out.rule(&name);
                     let mut below_outcome = out.below();
-                    let below =
-                        deep(|| self.fold_ranked(s, rest.clone(), ranking, &mut below_outcome))?;
+                    // A mutation function is given the whole value below.
+                    let below = deep(|| {
+                        self.fold_ranked(
+                            s,
+                            rest.clone(),
+                            ranking,
+                            &mut below_outcome,
+                            Above::Nothing,
+                        )
+                    })?;
                     out.absorb_below(below_outcome);
                     // The definition the value below came from, for errors about it.
                     // (A value a lower mutation computed has no single definition: the
@@ -915,7 +1058,7 @@ impl<'a> Evaluator<'a> {
                             .iter()
                             .all(|&d| matches!(self.def(d).op, Op::Assign | Op::Merge)) =>
                 {
-                    let (d, v) = self.equal_tops(s, &tops, values)?;
+                    let (d, v) = self.equal_tops(s, &tops, values, above)?;
                     out.rule("assignment (equal unordered values; `~>` over nothing is `=>`)");
                     out.used(&tops);
                     Ok(Folded::Plain(v, Some(d)))

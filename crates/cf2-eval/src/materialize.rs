@@ -11,6 +11,7 @@ use crate::val::Val;
 use cf2_syntax::ast::ExprKind;
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::{Builder, Sink, TextKind, Value};
+use std::rc::Rc;
 
 /// How many further errors one block reports beside its first: a compile's limit.
 const MORE_ERRORS_PER_BLOCK: usize = crate::MAX_ERRORS - 1;
@@ -420,14 +421,40 @@ impl<'a> Evaluator<'a> {
                 }
                 true
             }
-            (Val::Block(x), Val::Block(y)) => {
+            (Val::Block(x), Val::Block(y)) => self.equal_blocks(*x, *y, at, &[])?,
+            _ => false,
+        })
+    }
+
+    /// [`Evaluator::equal`], except that the members at the paths in `hidden` (`[y]` is
+    /// member `y`, `[sub, y]` member `y` of member `sub`) are not compared, nor evaluated:
+    /// their values are decided above, so a difference there cannot show (see
+    /// `fold::Evaluator::hidden_below`).
+    pub(crate) fn equal_except(
+        &mut self,
+        a: &Val,
+        b: &Val,
+        at: Span,
+        hidden: &[HiddenPath],
+    ) -> R<bool> {
+        match (a, b) {
+            (Val::Block(x), Val::Block(y)) if !hidden.is_empty() => {
+                self.equal_blocks(*x, *y, at, hidden)
+            }
+            _ => self.equal(a, b, at),
+        }
+    }
+
+    fn equal_blocks(&mut self, x: BlockId, y: BlockId, at: Span, hidden: &[HiddenPath]) -> R<bool> {
+        Ok({
+            {
                 if x == y {
                     return Ok(true);
                 }
                 // The names first, then the values, by name: whether the blocks differ, and
                 // which member's error is reported when a compared value fails, do not
                 // depend on the order the members were written in (reference §4.1).
-                let Some(pairs) = self.paired_members(*x, *y, at)? else {
+                let Some(pairs) = self.paired_members(x, y, at)? else {
                     return Ok(false);
                 };
                 // A member that fails to evaluate is reported only if no other member
@@ -435,10 +462,15 @@ impl<'a> Evaluator<'a> {
                 // whichever member comes first.
                 let mut failed = None;
                 for (xs, ys) in pairs {
+                    let inside = match hidden_inside(hidden, &self.slot(xs).name) {
+                        Some(inside) if inside.is_empty() => continue,
+                        Some(inside) => inside,
+                        None => Vec::new(),
+                    };
                     // Both sides, so that where both fail, both are reported, whichever
                     // block was written first.
                     let same = match (self.force(xs), self.force(ys)) {
-                        (Ok(xv), Ok(yv)) => self.equal(&xv, &yv, at),
+                        (Ok(xv), Ok(yv)) => self.equal_except(&xv, &yv, at, &inside),
                         (Err(e), Err(other)) => Err(self.both_errors(e, other)),
                         (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
                     };
@@ -455,7 +487,6 @@ impl<'a> Evaluator<'a> {
                 }
                 true
             }
-            _ => false,
         })
     }
 
@@ -474,6 +505,25 @@ impl<'a> Evaluator<'a> {
     ) -> R<std::cmp::Ordering> {
         let by_form = |a: &Val, b: &Val| crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b));
         self.structural_cmp(a, b, by_form, settle_order, at)
+    }
+
+    /// [`Evaluator::form_cmp`] without `settle_order`, except that the members at the
+    /// paths in `hidden` are not compared, nor evaluated (see [`Evaluator::equal_except`]).
+    pub(crate) fn form_cmp_except(
+        &mut self,
+        a: &Val,
+        b: &Val,
+        at: Span,
+        hidden: &[HiddenPath],
+    ) -> R<std::cmp::Ordering> {
+        match (a, b) {
+            (Val::Block(x), Val::Block(y)) if !hidden.is_empty() => {
+                let by_form =
+                    |a: &Val, b: &Val| crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b));
+                self.cmp_blocks(*x, *y, by_form, false, at, hidden)
+            }
+            _ => self.form_cmp(a, b, false, at),
+        }
     }
 
     /// An order of values that goes into lists (element by element, then by length) and
@@ -517,40 +567,105 @@ impl<'a> Evaluator<'a> {
                 x.items.len().cmp(&y.items.len())
             }
             (Val::Block(x), Val::Block(y)) => {
-                if x == y {
-                    return Ok(Ordering::Equal);
-                }
-                // By name, not in member order: the order must not depend on the order in
-                // which each block lists its members.
-                let (xm, ym) = (self.members_by_name(*x, at)?, self.members_by_name(*y, at)?);
-                let names = xm
-                    .iter()
-                    .map(|(n, _)| &**n)
-                    .cmp(ym.iter().map(|(n, _)| &**n));
-                if names != Ordering::Equal {
-                    return Ok(names);
-                }
-                for ((_, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
-                    let xv = self.force(*xs)?;
-                    let yv = self.force(*ys)?;
-                    let c = self.structural_cmp(&xv, &yv, leaf, settle_order, at)?;
-                    if c != Ordering::Equal {
-                        return Ok(c);
-                    }
-                }
-                if !settle_order {
-                    return Ok(Ordering::Equal);
-                }
-                // The same content in another member order: the order of the names settles
-                // it, so that which was read first does not.
-                let (xm, ym) = (self.members(*x, at)?, self.members(*y, at)?);
-                xm.iter()
-                    .map(|(n, _)| &**n)
-                    .cmp(ym.iter().map(|(n, _)| &**n))
+                return self.cmp_blocks(*x, *y, leaf, settle_order, at, &[]);
             }
             _ => leaf(a, b),
         })
     }
+
+    /// [`Evaluator::structural_cmp`] of two blocks, not comparing the members named in
+    /// `hidden`.
+    fn cmp_blocks(
+        &mut self,
+        x: BlockId,
+        y: BlockId,
+        leaf: fn(&Val, &Val) -> std::cmp::Ordering,
+        settle_order: bool,
+        at: Span,
+        hidden: &[HiddenPath],
+    ) -> R<std::cmp::Ordering> {
+        use std::cmp::Ordering;
+        if x == y {
+            return Ok(Ordering::Equal);
+        }
+        // By name, not in member order: the order must not depend on the order in
+        // which each block lists its members.
+        let (xm, ym) = (self.members_by_name(x, at)?, self.members_by_name(y, at)?);
+        let names = xm
+            .iter()
+            .map(|(n, _)| &**n)
+            .cmp(ym.iter().map(|(n, _)| &**n));
+        if names != Ordering::Equal {
+            return Ok(names);
+        }
+        for ((name, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
+            let inside = match hidden_inside(hidden, name) {
+                Some(inside) if inside.is_empty() => continue,
+                Some(inside) => inside,
+                None => Vec::new(),
+            };
+            let xv = self.force(*xs)?;
+            let yv = self.force(*ys)?;
+            let c = match (&xv, &yv) {
+                (Val::Block(p), Val::Block(q)) if !inside.is_empty() => {
+                    self.cmp_blocks(*p, *q, leaf, settle_order, at, &inside)?
+                }
+                _ => self.structural_cmp(&xv, &yv, leaf, settle_order, at)?,
+            };
+            if c != Ordering::Equal {
+                return Ok(c);
+            }
+        }
+        if !settle_order {
+            return Ok(Ordering::Equal);
+        }
+        // The same content in another member order: the order of the names settles
+        // it, so that which was read first does not.
+        let (xm, ym) = (self.members(x, at)?, self.members(y, at)?);
+        Ok(xm
+            .iter()
+            .map(|(n, _)| &**n)
+            .cmp(ym.iter().map(|(n, _)| &**n)))
+    }
+}
+
+impl Evaluator<'_> {
+    /// Whether an assignment above decides member `slot` of a value below whatever it
+    /// holds: not if it is `private` (the merged member would be private with one value
+    /// and not with another) or has a `~(final)>`, which decides alone, above any priority.
+    pub(crate) fn hideable(&self, slot: SlotId) -> bool {
+        let slot = self.slot(slot);
+        !slot.private
+            && slot.defs.iter().all(|&d| {
+                let def = self.def(d);
+                !def.private && !def.op.is_func("final")
+            })
+    }
+}
+
+/// The path of a member whose value is decided above the values compared (see
+/// [`Evaluator::equal_except`]).
+pub(crate) type HiddenPath = Vec<Rc<str>>;
+
+/// For member `name`: `None` if no hidden path goes through it; `Some` of an empty list
+/// if it is hidden whole; else the paths hidden inside it.
+fn hidden_inside(hidden: &[HiddenPath], name: &str) -> Option<Vec<HiddenPath>> {
+    let mut inside = Vec::new();
+    let mut through = false;
+    for path in hidden {
+        let Some((first, rest)) = path.split_first() else {
+            continue;
+        };
+        if **first != *name {
+            continue;
+        }
+        if rest.is_empty() {
+            return Some(Vec::new());
+        }
+        through = true;
+        inside.push(rest.to_vec());
+    }
+    through.then_some(inside)
 }
 
 fn finished(built: Builder, at: Span) -> R<Value> {

@@ -20,7 +20,7 @@
 use crate::error::R;
 use crate::eval::{deep, Evaluator};
 use crate::ops::scalar_text;
-use crate::val::{make_list, redacted, Secret, Val};
+use crate::val::{make_list, quoted_preview, redacted, Secret, Val};
 use cf2_syntax::Diagnostic;
 use std::rc::Rc;
 
@@ -29,8 +29,9 @@ use std::rc::Rc;
 pub(crate) struct Taint {
     /// Where the first of them came from (what the computed value is shown as).
     pub origin: Rc<str>,
-    /// Their texts, for scrubbing messages.
-    pub texts: Vec<String>,
+    /// Their texts, for scrubbing messages, each with whether it was computed from
+    /// another secret (`"refusing ${pw}"`).
+    pub texts: Vec<(String, bool)>,
 }
 
 impl Taint {
@@ -68,28 +69,33 @@ pub(crate) fn secret_origin<'v>(vals: impl IntoIterator<Item = &'v Val>) -> Opti
     })
 }
 
-/// Shortest secret text that is replaced inside a message; a shorter one that appears in a
-/// message withholds the whole message (replacing every `a` would spell the secret out).
+/// Shortest secret text that is replaced where it stands alone in a message (not quoted as
+/// a value); a shorter one withholds the whole message (replacing every `a` would spell the
+/// secret out).
 const MIN_SCRUB: usize = 4;
+
+/// Below this length, a secret text found more than once in a message withholds it: the
+/// message's own words hold it too (`needs` in "the value needs review: needs"), and
+/// replacing them would show what it is.
+const MIN_SCRUB_REPEATED: usize = 8;
+
+/// A run of this many characters of a secret (or of its escaped form) left in a message
+/// after the replacements is a part of it shown some other way (shortened): the message is
+/// withheld.
+const FRAGMENT: usize = 12;
+
+/// Stands for a replaced secret until every secret is replaced, so that one secret's
+/// redaction is never searched for another (an entry title equal to a user name).
+const PLACEHOLDER: char = '\u{F8FF}';
 
 /// Removes the texts of `taint` from a diagnostic made while they were open.
 pub(crate) fn scrub(d: &mut Diagnostic, taint: &Taint) {
     let shown = redacted(&taint.origin, false);
     let mut withheld = false;
     let mut clean = |s: &mut String| {
-        for t in &taint.texts {
-            if t.is_empty() || !s.contains(t.as_str()) {
-                continue;
-            }
-            if t.chars().count() < MIN_SCRUB {
-                withheld = true;
-            } else {
-                // `'text'` as values are quoted in messages, then any other occurrence.
-                *s = s
-                    .replace(&format!("'{t}'"), &shown)
-                    .replace(t.as_str(), &shown);
-            }
-        }
+        let (text, hide) = scrubbed(s, &taint.texts, &shown);
+        *s = text;
+        withheld |= hide;
     };
     clean(&mut d.message);
     clean(&mut d.label);
@@ -100,7 +106,13 @@ pub(crate) fn scrub(d: &mut Diagnostic, taint: &Taint) {
         clean(n);
     }
     if let Some(h) = &mut d.hint {
-        clean(h);
+        // A suggestion made from a secret (a file name one edit away from it) tells what
+        // the secret is near.
+        if h.starts_with("did you mean") {
+            d.hint = None;
+        } else {
+            clean(h);
+        }
     }
     if withheld {
         d.message =
@@ -112,6 +124,101 @@ pub(crate) fn scrub(d: &mut Diagnostic, taint: &Taint) {
         d.notes.clear();
         d.hint = None;
     }
+}
+
+/// `s` with the secret `texts` replaced by `shown`, and whether it must be withheld.
+/// The redactions already in `s` (`‹...›`) are left alone: they name where a secret came
+/// from, which is not secret, and may hold its text as an entry's name.
+fn scrubbed(s: &str, texts: &[(String, bool)], shown: &str) -> (String, bool) {
+    let mut out = String::with_capacity(s.len());
+    let mut withheld = false;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let (plain, label, after) = match rest.find('‹') {
+            Some(open) => {
+                let close = rest[open..]
+                    .find('›')
+                    .map_or(rest.len(), |c| open + c + '›'.len_utf8());
+                (&rest[..open], &rest[open..close], &rest[close..])
+            }
+            None => (rest, "", ""),
+        };
+        let (cleaned, hide) = scrubbed_plain(plain, texts);
+        out.push_str(&cleaned.replace(PLACEHOLDER, shown));
+        out.push_str(label);
+        withheld |= hide;
+        rest = after;
+    }
+    (out, withheld)
+}
+
+fn scrubbed_plain(s: &str, texts: &[(String, bool)]) -> (String, bool) {
+    let mut s = s.to_string();
+    let mut withheld = false;
+    // Secrets as they came first, so that a text computed from one keeps what was not
+    // secret in it (`refusing ‹secret›`); longest first, so that a secret holding another
+    // is replaced whole.
+    let mut texts: Vec<&(String, bool)> = texts.iter().filter(|(t, _)| !t.is_empty()).collect();
+    texts.sort_by_key(|(t, derived)| (*derived, std::cmp::Reverse(t.len())));
+
+    let placeholder = PLACEHOLDER.to_string();
+    for (t, derived) in texts {
+        // As values are shown in messages: quoted, with line ends and other control
+        // characters escaped, and shortened (`'-----BEGIN…'`).
+        let mut quoted = false;
+        for quote in ['\'', '"'] {
+            let preview = quoted_preview(t, quote);
+            if s.contains(&preview) {
+                s = s.replace(&preview, &placeholder);
+                quoted = true;
+            }
+        }
+        // Where the message quoted the value, the text left is the message's own
+        // (`match` needs a capture group number, but its argument is 'needs').
+        let escaped = escaped(t);
+        for form in [t.as_str(), escaped.as_str()] {
+            let found = if quoted { 0 } else { s.matches(form).count() };
+            if found == 0 {
+                continue;
+            }
+            let length = form.chars().count();
+            if length < MIN_SCRUB || (length < MIN_SCRUB_REPEATED && found > 1) {
+                withheld = true;
+            } else {
+                s = s.replace(form, &placeholder);
+            }
+        }
+        // (A text computed from a secret holds the message's own words too.)
+        if !derived && (has_fragment(&s, t) || has_fragment(&s, &escaped)) {
+            withheld = true;
+        }
+    }
+    (s, withheld)
+}
+
+/// `t` with line ends, tabs and other control characters escaped, as messages show text.
+fn escaped(t: &str) -> String {
+    let quoted = quoted_preview(t, '\'');
+    // Not shortened: the preview's own escaping, over the whole text.
+    if t.chars().nth(60).is_none() {
+        return quoted[1..quoted.len() - 1].to_string();
+    }
+    t.chars()
+        .map(|c| quoted_preview(&c.to_string(), '\''))
+        .map(|q| q[1..q.len() - 1].to_string())
+        .collect()
+}
+
+/// Whether `s` holds [`FRAGMENT`] characters in a row of `t`.
+fn has_fragment(s: &str, t: &str) -> bool {
+    let chars: Vec<char> = t.chars().collect();
+    if chars.len() < FRAGMENT {
+        return false;
+    }
+    chars.windows(FRAGMENT).any(|w| {
+        let piece: String = w.iter().collect();
+        s.contains(&piece)
+    })
 }
 
 impl<'a> Evaluator<'a> {
@@ -137,7 +244,7 @@ impl<'a> Evaluator<'a> {
         if self.taint_depth == 0 {
             return;
         }
-        let text = scalar_text(&s.value).unwrap_or_default();
+        let text = (scalar_text(&s.value).unwrap_or_default(), s.derived);
         match &mut self.taint {
             Some(t) => {
                 if !t.texts.contains(&text) {

@@ -350,6 +350,7 @@ fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
         projects: Vec::new(),
         functions: Default::default(),
         allowed_dirs: args.allow_dirs.clone(),
+        max_steps: None,
     };
     let mut function_dirs = Vec::new();
     for path in &args.function_path {

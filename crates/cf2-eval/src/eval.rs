@@ -114,6 +114,9 @@ pub struct Evaluator<'a> {
     /// How much has been output so far: one per value, plus the bytes of each text
     /// (bounded by `materialize::MAX_OUTPUT`).
     pub(crate) output_weight: u64,
+    /// Expressions evaluated so far, and the most allowed (`crate::expr::MAX_STEPS`).
+    pub(crate) steps: u64,
+    pub(crate) max_steps: u64,
     /// Secrets opened since the innermost [`Evaluator::tainting`] began (`crate::secret`).
     pub(crate) taint: Option<crate::secret::Taint>,
     /// How many taint records are open (none: secrets read are not noted).
@@ -202,6 +205,8 @@ impl<'a> Evaluator<'a> {
             materializing: Vec::new(),
             materializing_slots: Vec::new(),
             output_weight: 0,
+            steps: 0,
+            max_steps: opts.max_steps.unwrap_or(crate::expr::MAX_STEPS),
             taint: None,
             taint_depth: 0,
             output_secrets: false,

@@ -13,6 +13,10 @@ use std::rc::Rc;
 
 impl<'a> Evaluator<'a> {
     pub(crate) fn eval(&mut self, e: &'a Expr, sc: ScopeId) -> R<Val> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return Err(too_much_work(e.span, self.max_steps));
+        }
         // Inside a function call, the call's own arguments are opened (`crate::secret`);
         // what they are computed from is evaluated as usual.
         let open = std::mem::replace(&mut self.open_results, false);
@@ -1278,5 +1282,23 @@ pub(crate) fn too_deep(at: Span) -> EvalError {
             cf2_value::MAX_DEPTH
         ))
         .at(at),
+    )
+}
+
+/// The most expressions one compile evaluates. Every value is computed once, so an
+/// ordinary configuration, however large, stays far below (a host of the benchmark site
+/// evaluates a few thousand); only a macro or function that calls itself more than once per
+/// level, whose work doubles with each level, reaches it, and would otherwise run for
+/// days (`m40(x) = m39($x) + m39($x)`): a compile must end (docs/semantics.md §"Limits").
+pub(crate) const MAX_STEPS: u64 = 50_000_000;
+
+fn too_much_work(at: Span, limit: u64) -> EvalError {
+    EvalError::new(
+        Diagnostic::error(format!(
+            "the compile needs more than {limit} evaluation steps"
+        ))
+        .at(at)
+        .with_label("the limit was passed here")
+        .hint("a macro that calls another more than once per level doubles its work with each level: compute the value once, in a resource, and refer to it"),
     )
 }

@@ -67,6 +67,10 @@ pub struct Options {
     /// included) must lie in one of these directories, once symbolic links are resolved
     /// (`--allow-dir`; docs/security.md).
     pub allowed_dirs: Vec<PathBuf>,
+    /// The most expressions the compile may evaluate (`None`: 50 million, see
+    /// docs/semantics.md §"Limits"); lower it to bound the work an untrusted configuration
+    /// can make an embedding program do.
+    pub max_steps: Option<u64>,
 }
 
 /// The main configuration: a file, or text given directly.

@@ -985,3 +985,28 @@ fn long_tokens_in_debug_builds() {
         },
     );
 }
+
+/// Work that doubles with each level of macros (2^40 calls) ends with an error at the step
+/// limit rather than running for days. The limit is lowered here so that the test is quick;
+/// the default (50 million steps) takes a few seconds in a release build.
+#[test]
+fn exponential_macros_stop_at_the_step_limit() {
+    let mut text = String::from("def m0(x) = $x + 1\n");
+    for i in 1..=40 {
+        text.push_str(&format!("def m{i}(x) = m{p}($x) + m{p}($x)\n", p = i - 1));
+    }
+    text.push_str("X => m40(1)\n");
+    let mut host = MemoryHost::new();
+    host.add_file("main.cf2", text);
+    let mut compiler = Compiler::with_host(host);
+    compiler.options_mut().max_steps = Some(100_000);
+    let err = match compiler.compile_file("main.cf2") {
+        Ok(_) => panic!("2^40 macro calls compiled"),
+        Err(e) => e.render(false),
+    };
+    assert!(
+        err.contains("the compile needs more than 100000 evaluation steps"),
+        "{err}"
+    );
+    assert!(err.contains("main.cf2:"), "{err}");
+}

@@ -171,6 +171,22 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
             }
         }
     }
+    // A device or pipe (`/dev/full`, a FIFO) cannot be staged: it is written before
+    // standard output is printed and before any file is renamed into place, so that its
+    // failure too leaves no other output behind.
+    let (in_place, staged): (Vec<_>, Vec<_>) = staged
+        .into_iter()
+        .partition(|(_, tmp)| matches!(tmp, Staged::InPlace(..)));
+    for (r, tmp) in in_place {
+        if let Err(e) = tmp.commit() {
+            sayln!(
+                "cf2: error: cannot write `{}`: {}",
+                r.name,
+                write_reason(&r.name, &e)
+            );
+            return ExitCode::from(1);
+        }
+    }
     for (stream, text) in printed {
         if let Err(e) = stream.write(&text) {
             // A reader that stopped reading (`| head`) ends the run quietly.
@@ -260,7 +276,7 @@ fn check_files(
     }
     let mut seen: Vec<(&Request, PathBuf, Option<sources::Key>)> = Vec::new();
     for (r, path) in written.into_iter().zip(&paths) {
-        let full = cf2_eval::host::normalize(&cwd.join(path));
+        let full = resolved(&cwd, path);
         let key = sources::key(path);
         if let Some((first, _, _)) = seen
             .iter()
@@ -274,6 +290,18 @@ fn check_files(
         seen.push((r, full, key));
     }
     Ok(())
+}
+
+/// Where `path` is, its directory's symbolic links resolved: two names of one file not yet
+/// written (`d1/x.json` and `d2/x.json`, `d2` a link to `d1`) are the same place.
+fn resolved(cwd: &Path, path: &Path) -> PathBuf {
+    let full = cf2_eval::host::normalize(&cwd.join(path));
+    match (full.parent(), full.file_name()) {
+        (Some(dir), Some(name)) => {
+            std::fs::canonicalize(dir).map_or(full.clone(), |d| d.join(name))
+        }
+        _ => full,
+    }
 }
 
 /// Why `name` cannot be written, without the temporary file's name that some errors carry;

@@ -1385,3 +1385,53 @@ fn a_batch_with_two_inputs_of_one_name_names_both() {
     );
     assert!(!root.join("out/web.json").exists());
 }
+
+/// A device that cannot be written (`-o /dev/full`) is written before any file is renamed
+/// into place and before standard output is printed: its failure leaves no other output,
+/// whichever order the `-o`s come in (audit 64).
+#[test]
+fn an_unwritable_device_output_leaves_no_other_output() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let dir = project("A => 1\n");
+    for args in [
+        ["compile", "main.cf2", "-o", "a.json", "-o", "/dev/full"],
+        ["compile", "main.cf2", "-o", "/dev/full", "-o", "a.json"],
+        ["compile", "main.cf2", "-o", "-", "-o", "/dev/full"],
+    ] {
+        let o = cf2(dir.path(), &args);
+        assert_exit(&o, 1);
+        assert!(
+            stderr(&o).contains("cannot write `/dev/full`"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!dir.path().join("a.json").exists(), "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}: standard output was printed");
+    }
+}
+
+/// Two `-o`s naming one new file through a symbolic link to its directory are refused, as
+/// two spellings of one name are: one of the outputs would be lost (audit 64).
+#[cfg(unix)]
+#[test]
+fn two_outputs_into_one_directory_through_a_link_are_refused() {
+    let dir = project("A => 1\nB => 2\n");
+    fs::create_dir(dir.path().join("d1")).unwrap();
+    std::os::unix::fs::symlink("d1", dir.path().join("d2")).unwrap();
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile",
+            "main.cf2",
+            "-o",
+            "d1/x.json:A",
+            "-o",
+            "d2/x.json:B",
+        ],
+    );
+    assert_exit(&o, 2);
+    assert!(stderr(&o).contains("both write"), "{}", stderr(&o));
+    assert!(!dir.path().join("d1/x.json").exists());
+}

@@ -253,8 +253,14 @@ impl<'a> Evaluator<'a> {
                 let mut best: Option<&Val> = None;
                 for x in items.items.iter() {
                     best = match best {
-                        Some(b) if order(x, b) != Some(want) => Some(b),
-                        _ => Some(x),
+                        None => Some(x),
+                        Some(b) => match order(x, b) {
+                            Some(o) if o == want => Some(x),
+                            // A tie (`1` and `1.0`) is settled by kind, then by text, as
+                            // `~(max)>` settles it, never by the order of the list.
+                            Some(Ordering::Equal) if crate::mutators::tie_first(x, b) => Some(x),
+                            _ => Some(b),
+                        },
                     };
                 }
                 best.cloned().ok_or_else(|| {
@@ -269,15 +275,17 @@ impl<'a> Evaluator<'a> {
                 let Val::List(items) = &v else {
                     return Err(arg_error(call, arg, "a list of numbers", &v));
                 };
-                let mut total = Number::Int(0);
+                let mut numbers = Vec::with_capacity(items.items.len());
                 for (i, x) in items.items.iter().enumerate() {
                     let Some(n) = numeric(x) else {
                         return Err(element_error(call, arg, i, "numbers", x));
                     };
-                    total = total
-                        .checked_add(n)
-                        .ok_or_else(|| crate::ops::overflow(call.span))?;
+                    numbers.push(n);
                 }
+                // As `~(sum)>` sums: integers exactly, so that a total in range is found
+                // even where a partial one is not (`[9223372036854775807, 1, -1]`).
+                let total = crate::mutators::order_free_sum(numbers)
+                    .ok_or_else(|| crate::ops::overflow(call.span))?;
                 Ok(Val::Num(total))
             }
             "read" => {

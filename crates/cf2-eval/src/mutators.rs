@@ -341,7 +341,7 @@ fn union_scalar_cmp(a: &Val, b: &Val) -> Ordering {
 /// `9223372036854775807 + 1 - 1`), decimals in increasing order (floating-point addition
 /// is not associative: `0.1 + 0.2 + 0.3` and `0.3 + 0.2 + 0.1` differ in the last bit).
 /// `None` if the result is out of range.
-fn order_free_sum(mut numbers: Vec<Number>) -> Option<Number> {
+pub(crate) fn order_free_sum(mut numbers: Vec<Number>) -> Option<Number> {
     let ints: Option<Vec<i64>> = numbers
         .iter()
         .map(|n| match n {
@@ -363,7 +363,7 @@ fn order_free_sum(mut numbers: Vec<Number>) -> Option<Number> {
 /// lower kind rank (an integer before a decimal, a literal before a string), a number
 /// before text (`3` and `'3'`), then the smaller text, so the choice does not depend on
 /// their order.
-fn tie_first(a: &Val, b: &Val) -> bool {
+pub(crate) fn tie_first(a: &Val, b: &Val) -> bool {
     let is_text = |v: &Val| matches!(v, Val::Lit(_) | Val::Str(_));
     let key = |v: &Val| {
         (

@@ -263,13 +263,7 @@ impl Batch<'_> {
         match evaluate_into(host, &loader, Main::File(file), opts, &mut renderer) {
             Ok(e) => {
                 messages.extend(e.warnings.iter().map(diagnostic));
-                // Each host's trace is headed by its file: hosts share resource names.
-                if !e.trace.is_empty() {
-                    messages.push(Message::Plain(format!("-Deval: {}\n", file.display())));
-                }
-                for t in &e.trace {
-                    messages.push(Message::Plain(format!("{t}\n")));
-                }
+                push_trace(&mut messages, file, &e.trace);
                 let plain =
                     |msg: String| Message::Plain(format!("{}: error: {msg}\n", file.display()));
                 let written = renderer
@@ -321,6 +315,8 @@ impl Batch<'_> {
                 }
             }
             Err(f) => {
+                // What was decided before the error, as a single compile shows it.
+                push_trace(&mut messages, file, &f.trace);
                 messages.extend(f.warnings.iter().map(diagnostic));
                 messages.extend(f.errors.iter().map(diagnostic));
                 HostReport {
@@ -417,4 +413,12 @@ fn stem(file: &Path) -> String {
     file.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".to_string())
+}
+
+/// A host's `-Deval` entries, headed by its file: hosts share resource names.
+fn push_trace(messages: &mut Vec<Message>, file: &Path, trace: &[String]) {
+    if !trace.is_empty() {
+        messages.push(Message::Plain(format!("-Deval: {}\n", file.display())));
+    }
+    messages.extend(trace.iter().map(|t| Message::Plain(format!("{t}\n"))));
 }

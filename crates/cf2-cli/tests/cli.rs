@@ -1435,3 +1435,26 @@ fn two_outputs_into_one_directory_through_a_link_are_refused() {
     assert!(stderr(&o).contains("both write"), "{}", stderr(&o));
     assert!(!dir.path().join("d1/x.json").exists());
 }
+
+/// In a batch, `-Deval` shows the trace of a host that failed too (what was decided before
+/// the error), as a single compile of it does (audit 63).
+#[test]
+fn batch_trace_includes_failed_hosts() {
+    let dir = project("A => 1\n");
+    fs::write(dir.path().join("bad.cf2"), "A => 1\nB => $A + x\n").unwrap();
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile",
+            "main.cf2",
+            "bad.cf2",
+            "--out-dir",
+            "out",
+            "-Deval",
+        ],
+    );
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("-Deval: bad.cf2\neval: A = 1"), "{err}");
+    assert!(err.contains("-Deval: main.cf2\neval: A = 1"), "{err}");
+}

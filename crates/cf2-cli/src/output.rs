@@ -177,15 +177,8 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     let (in_place, staged): (Vec<_>, Vec<_>) = staged
         .into_iter()
         .partition(|(_, tmp)| matches!(tmp, Staged::InPlace(..)));
-    for (r, tmp) in in_place {
-        if let Err(e) = tmp.commit() {
-            sayln!(
-                "cf2: error: cannot write `{}`: {}",
-                r.name,
-                write_reason(&r.name, &e)
-            );
-            return ExitCode::from(1);
-        }
+    if !commit_all(in_place) {
+        return ExitCode::from(1);
     }
     for (stream, text) in printed {
         if let Err(e) = stream.write(&text) {
@@ -197,6 +190,15 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
             return ExitCode::from(1);
         }
     }
+    if !commit_all(staged) {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+/// Writes each staged output into place, stopping at the first that fails (reported);
+/// whether all were written.
+fn commit_all(staged: Vec<(&Request, Staged)>) -> bool {
     for (r, tmp) in staged {
         if let Err(e) = tmp.commit() {
             sayln!(
@@ -204,10 +206,10 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
                 r.name,
                 write_reason(&r.name, &e)
             );
-            return ExitCode::from(1);
+            return false;
         }
     }
-    ExitCode::SUCCESS
+    true
 }
 
 /// Which of the process's own streams an output that is not a file goes to.

@@ -446,48 +446,44 @@ impl<'a> Evaluator<'a> {
     }
 
     fn equal_blocks(&mut self, x: BlockId, y: BlockId, at: Span, hidden: &[HiddenPath]) -> R<bool> {
-        Ok({
-            {
-                if x == y {
-                    return Ok(true);
+        if x == y {
+            return Ok(true);
+        }
+        // The names first, then the values, by name: whether the blocks differ, and
+        // which member's error is reported when a compared value fails, do not
+        // depend on the order the members were written in (reference §4.1).
+        let Some(pairs) = self.paired_members(x, y, at)? else {
+            return Ok(false);
+        };
+        // A member that fails to evaluate is reported only if no other member
+        // shows the blocks differ: the difference, a conflict, is the cause to name
+        // whichever member comes first.
+        let mut failed = None;
+        for (xs, ys) in pairs {
+            let inside = match hidden_inside(hidden, &self.slot(xs).name) {
+                Some(inside) if inside.is_empty() => continue,
+                Some(inside) => inside,
+                None => Vec::new(),
+            };
+            // Both sides, so that where both fail, both are reported, whichever
+            // block was written first.
+            let same = match (self.force(xs), self.force(ys)) {
+                (Ok(xv), Ok(yv)) => self.equal_except(&xv, &yv, at, &inside),
+                (Err(e), Err(other)) => Err(self.both_errors(e, other)),
+                (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
+            };
+            match same {
+                Ok(true) => {}
+                Ok(false) => return Ok(false),
+                Err(e) => {
+                    failed.get_or_insert(e);
                 }
-                // The names first, then the values, by name: whether the blocks differ, and
-                // which member's error is reported when a compared value fails, do not
-                // depend on the order the members were written in (reference §4.1).
-                let Some(pairs) = self.paired_members(x, y, at)? else {
-                    return Ok(false);
-                };
-                // A member that fails to evaluate is reported only if no other member
-                // shows the blocks differ: the difference, a conflict, is the cause to name
-                // whichever member comes first.
-                let mut failed = None;
-                for (xs, ys) in pairs {
-                    let inside = match hidden_inside(hidden, &self.slot(xs).name) {
-                        Some(inside) if inside.is_empty() => continue,
-                        Some(inside) => inside,
-                        None => Vec::new(),
-                    };
-                    // Both sides, so that where both fail, both are reported, whichever
-                    // block was written first.
-                    let same = match (self.force(xs), self.force(ys)) {
-                        (Ok(xv), Ok(yv)) => self.equal_except(&xv, &yv, at, &inside),
-                        (Err(e), Err(other)) => Err(self.both_errors(e, other)),
-                        (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
-                    };
-                    match same {
-                        Ok(true) => {}
-                        Ok(false) => return Ok(false),
-                        Err(e) => {
-                            failed.get_or_insert(e);
-                        }
-                    }
-                }
-                if let Some(e) = failed {
-                    return Err(e);
-                }
-                true
             }
-        })
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(true),
+        }
     }
 
     /// The order of the forms of two equal values (an integer before a float, a literal

@@ -269,14 +269,9 @@ impl Batch<'_> {
                 let written = renderer
                     .finish("")
                     .map_err(|e| {
-                        let host: &dyn cf2_eval::Host = host;
-                        diagnostic(&crate::output::refusal(
-                            host,
-                            &loader,
-                            Main::File(file),
-                            opts,
-                            &e,
-                        ))
+                        let refused =
+                            crate::output::refusal(host, &loader, Main::File(file), opts, &e);
+                        diagnostic(&refused)
                     })
                     .and_then(|text| {
                         if args.sign {

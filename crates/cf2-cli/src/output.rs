@@ -328,7 +328,6 @@ fn print_trace(trace: &[String]) {
     }
 }
 
-/// The reason of an I/O error without the paths some errors carry.
 /// A format's refusal of a value, as a diagnostic at the definition of the resource that
 /// gave the value: the value carries no place, so the compile is run again to find it.
 pub fn refusal(
@@ -338,26 +337,20 @@ pub fn refusal(
     opts: &cf2::Options,
     e: &cf2_output::OutputError,
 ) -> cf2::Diagnostic {
-    let mut d = cf2::Diagnostic::error(e.to_string());
-    match cf2_eval::locate(host, loader, main, opts, e.path()) {
-        Some(cf2_eval::Located {
-            resource: Some(resource),
-            site,
-        }) => {
-            d = d
-                .at(site)
-                .with_label(format!("`{resource}` is defined here"))
-                .resource(resource);
-        }
-        Some(cf2_eval::Located {
-            resource: None,
-            site,
-        }) => d = d.at(site).with_label("in the configuration of this file"),
-        None => {}
+    let d = cf2::Diagnostic::error(e.to_string());
+    let Some(located) = cf2_eval::locate(host, loader, main, opts, e.path()) else {
+        return d;
+    };
+    let d = d.at(located.site);
+    match located.resource {
+        Some(resource) => d
+            .with_label(format!("`{resource}` is defined here"))
+            .resource(resource),
+        None => d.with_label("in the configuration of this file"),
     }
-    d
 }
 
+/// The reason of an I/O error without the paths some errors carry.
 pub fn io_reason(e: &std::io::Error) -> String {
     match e.raw_os_error() {
         Some(code) => std::io::Error::from_raw_os_error(code).to_string(),

@@ -589,6 +589,10 @@ impl<'a> Evaluator<'a> {
     fn read_through_another(&self, b: BlockId) -> Option<EvalError> {
         let &(_, depth) = self.building.iter().rev().find(|(x, _)| *x == b)?;
         let above = self.stack.get(depth..).unwrap_or_default();
+        // Most look-ups are the inline statement's own, or through members of `b`.
+        if above.iter().all(|&x| self.slot_is_within(x, b)) {
+            return None;
+        }
         self.inline_cycle(b, above.to_vec())
     }
 
@@ -616,7 +620,7 @@ impl<'a> Evaluator<'a> {
     /// `b`: an error if one of them is outside `b`.
     fn inline_cycle(&self, b: BlockId, mut through: Vec<SlotId>) -> Option<EvalError> {
         // The resources holding `b` (a literal that `S`'s fold is merging) are `b`.
-        let holders = self.holders(b);
+        let holders: Vec<SlotId> = self.holders(b).collect();
         through.retain(|x| !holders.contains(x));
         let outside = *through.iter().find(|&&x| !self.slot_is_within(x, b))?;
         let owner = self.block_path(b);
@@ -648,33 +652,22 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The resources whose value block `b` is, or is inside, innermost first.
-    fn holders(&self, mut b: BlockId) -> Vec<SlotId> {
-        let mut holders = Vec::new();
-        for _ in 0..=self.slots.len() {
-            match &self.block(b).place {
-                Place::Of(s) | Place::Element(s, _) => {
-                    holders.push(*s);
-                    b = self.slot(*s).parent;
-                }
-                Place::Top | Place::Named(_) => break,
+    fn holders(&self, b: BlockId) -> impl Iterator<Item = SlotId> + '_ {
+        let mut block = b;
+        std::iter::from_fn(move || match &self.block(block).place {
+            Place::Of(s) | Place::Element(s, _) => {
+                block = self.slot(*s).parent;
+                Some(*s)
             }
-        }
-        holders
+            Place::Top | Place::Named(_) => None,
+        })
+        .take(self.slots.len() + 1)
     }
 
     /// Whether slot `x` is a member of block `b`, or of a block inside it.
     fn slot_is_within(&self, x: SlotId, b: BlockId) -> bool {
-        let mut block = self.slot(x).parent;
-        for _ in 0..=self.slots.len() {
-            if block == b {
-                return true;
-            }
-            match &self.block(block).place {
-                Place::Of(s) | Place::Element(s, _) => block = self.slot(*s).parent,
-                Place::Top | Place::Named(_) => return false,
-            }
-        }
-        false
+        let parent = self.slot(x).parent;
+        parent == b || self.holders(parent).any(|s| self.slot(s).parent == b)
     }
 
     /// The members of a built block, in output order.

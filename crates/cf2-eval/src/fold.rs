@@ -752,32 +752,42 @@ impl<'a> Evaluator<'a> {
         hidden: Vec<crate::materialize::HiddenPath>,
         values: &[(DefId, Val)],
     ) -> Vec<crate::materialize::HiddenPath> {
-        let mut kept = Vec::new();
-        'paths: for path in hidden {
-            for (d, v) in values {
-                let at = self.def(*d).site;
-                let mut cur = v.plain().clone();
-                for (i, step) in path.iter().enumerate() {
-                    let Val::Block(b) = cur else { break };
-                    // An error is the comparison's to report, where it meets it.
-                    let Ok(Some(slot)) = self.member(b, step, at) else {
-                        break;
-                    };
-                    if i + 1 == path.len() {
-                        if !self.hideable(slot) {
-                            continue 'paths;
-                        }
-                        break;
-                    }
-                    match self.force(slot) {
-                        Ok(v) => cur = v.plain().clone(),
-                        Err(_) => break,
-                    }
-                }
-            }
-            kept.push(path);
+        hidden
+            .into_iter()
+            .filter(|path| {
+                values.iter().all(|(d, v)| {
+                    let at = self.def(*d).site;
+                    self.slot_at_path(v, path, at)
+                        .is_none_or(|slot| self.hideable(slot))
+                })
+            })
+            .collect()
+    }
+
+    /// The resource at `path` inside value `v`, forcing those on the way; `None` where
+    /// there is none, or where one fails (an error the comparison reports where it meets it).
+    fn slot_at_path(&mut self, v: &Val, path: &[Rc<str>], at: Span) -> Option<SlotId> {
+        let (last, through) = path.split_last()?;
+        let mut cur = v.plain().clone();
+        for step in through {
+            let Val::Block(b) = cur else { return None };
+            let slot = self.member(b, step, at).ok()??;
+            cur = self.force(slot).ok()?.plain().clone();
         }
-        kept
+        let Val::Block(b) = cur else { return None };
+        self.member(b, last, at).ok()?
+    }
+
+    /// Whether an assignment above decides member `slot` of a value below whatever it
+    /// holds: not if it is `private` (the merged member would be private with one value
+    /// and not with another) or has a `~(final)>`, which decides alone, above any priority.
+    fn hideable(&self, slot: SlotId) -> bool {
+        let slot = self.slot(slot);
+        !slot.private
+            && slot.defs.iter().all(|&d| {
+                let def = self.def(d);
+                !def.private && !def.op.is_func("final")
+            })
     }
 
     /// If definition `d` is `=>` of a value written out, which is never undefined: the

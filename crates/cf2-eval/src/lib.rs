@@ -402,15 +402,14 @@ pub fn locate(
         } else {
             walk_path(ev, top, path)?.slot
         };
-        let file_start = ev.main_file.map(|f| Span::new(f, 0, 0));
         found = match slot {
             Some(s) => Some(Located {
                 resource: Some(ev.slot_path(s)),
                 site: ev.top_site(s),
             }),
-            None => file_start.map(|site| Located {
+            None => ev.main_file.map(|f| Located {
                 resource: None,
-                site,
+                site: Span::new(f, 0, 0),
             }),
         };
         Ok(())

@@ -460,10 +460,8 @@ impl<'a> Evaluator<'a> {
         // whichever member comes first.
         let mut failed = None;
         for (xs, ys) in pairs {
-            let inside = match hidden_inside(hidden, &self.slot(xs).name) {
-                Some(inside) if inside.is_empty() => continue,
-                Some(inside) => inside,
-                None => Vec::new(),
+            let Some(inside) = hidden_inside(hidden, &self.slot(xs).name) else {
+                continue;
             };
             // Both sides, so that where both fail, both are reported, whichever
             // block was written first.
@@ -499,7 +497,6 @@ impl<'a> Evaluator<'a> {
         settle_order: bool,
         at: Span,
     ) -> R<std::cmp::Ordering> {
-        let by_form = |a: &Val, b: &Val| crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b));
         self.structural_cmp(a, b, by_form, settle_order, at)
     }
 
@@ -514,8 +511,6 @@ impl<'a> Evaluator<'a> {
     ) -> R<std::cmp::Ordering> {
         match (a, b) {
             (Val::Block(x), Val::Block(y)) if !hidden.is_empty() => {
-                let by_form =
-                    |a: &Val, b: &Val| crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b));
                 self.cmp_blocks(*x, *y, by_form, false, at, hidden)
             }
             _ => self.form_cmp(a, b, false, at),
@@ -595,10 +590,8 @@ impl<'a> Evaluator<'a> {
             return Ok(names);
         }
         for ((name, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
-            let inside = match hidden_inside(hidden, name) {
-                Some(inside) if inside.is_empty() => continue,
-                Some(inside) => inside,
-                None => Vec::new(),
+            let Some(inside) = hidden_inside(hidden, name) else {
+                continue;
             };
             let xv = self.force(*xs)?;
             let yv = self.force(*ys)?;
@@ -625,43 +618,31 @@ impl<'a> Evaluator<'a> {
     }
 }
 
-impl Evaluator<'_> {
-    /// Whether an assignment above decides member `slot` of a value below whatever it
-    /// holds: not if it is `private` (the merged member would be private with one value
-    /// and not with another) or has a `~(final)>`, which decides alone, above any priority.
-    pub(crate) fn hideable(&self, slot: SlotId) -> bool {
-        let slot = self.slot(slot);
-        !slot.private
-            && slot.defs.iter().all(|&d| {
-                let def = self.def(d);
-                !def.private && !def.op.is_func("final")
-            })
-    }
+/// Values ordered by their form alone (see [`Evaluator::form_cmp`]).
+fn by_form(a: &Val, b: &Val) -> std::cmp::Ordering {
+    crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b))
 }
 
 /// The path of a member whose value is decided above the values compared (see
 /// [`Evaluator::equal_except`]).
 pub(crate) type HiddenPath = Vec<Rc<str>>;
 
-/// For member `name`: `None` if no hidden path goes through it; `Some` of an empty list
-/// if it is hidden whole; else the paths hidden inside it.
+/// The paths hidden inside member `name` (none if no hidden path goes through it); `None`
+/// if the member is hidden whole.
 fn hidden_inside(hidden: &[HiddenPath], name: &str) -> Option<Vec<HiddenPath>> {
     let mut inside = Vec::new();
-    let mut through = false;
     for path in hidden {
-        let Some((first, rest)) = path.split_first() else {
-            continue;
-        };
-        if **first != *name {
-            continue;
+        match path.split_first() {
+            Some((first, rest)) if **first == *name => {
+                if rest.is_empty() {
+                    return None;
+                }
+                inside.push(rest.to_vec());
+            }
+            _ => {}
         }
-        if rest.is_empty() {
-            return Some(Vec::new());
-        }
-        through = true;
-        inside.push(rest.to_vec());
     }
-    through.then_some(inside)
+    Some(inside)
 }
 
 fn finished(built: Builder, at: Span) -> R<Value> {

@@ -688,31 +688,28 @@ impl<'a> Evaluator<'a> {
             (text.ends_with(".cf2") && self.host.is_file(&asc)).then_some((text.to_string(), asc))
         });
         // `read('conf')` where `conf` is a directory: the name is there, but is no file.
-        // Not said when the compile is confined (`--allow-dir`), as for "did you mean".
+        // Not said where "did you mean" is not (`may_suggest_files`).
         // Each directory is listed once, however many names were tried in it.
         let mut listings: Vec<(&Path, Vec<String>)> = Vec::new();
-        let not_a_file = tried
-            .iter()
-            .filter(|_| self.opts.allowed_dirs.is_empty())
-            .find(|p| {
-                let (Some(dir), Some(name)) = (p.parent(), p.file_name().and_then(|n| n.to_str()))
-                else {
-                    return false;
-                };
-                let dir = if dir.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    dir
-                };
-                let names = match listings.iter().position(|(d, _)| *d == dir) {
-                    Some(i) => listings.get(i).map(|(_, names)| names),
-                    None => {
-                        listings.push((dir, self.host.list_dir(dir)));
-                        listings.last().map(|(_, names)| names)
-                    }
-                };
-                names.is_some_and(|names| names.iter().any(|listed| listed == name))
-            });
+        let not_a_file = tried.iter().filter(|_| self.may_suggest_files()).find(|p| {
+            let (Some(dir), Some(name)) = (p.parent(), p.file_name().and_then(|n| n.to_str()))
+            else {
+                return false;
+            };
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            let names = match listings.iter().position(|(d, _)| *d == dir) {
+                Some(i) => listings.get(i).map(|(_, names)| names),
+                None => {
+                    listings.push((dir, self.host.list_dir(dir)));
+                    listings.last().map(|(_, names)| names)
+                }
+            };
+            names.is_some_and(|names| names.iter().any(|listed| listed == name))
+        });
         if let Some(p) = not_a_file {
             d = d.hint(format!(
                 "`{}` is there but is not a regular file (a directory?)",
@@ -732,6 +729,14 @@ impl<'a> Evaluator<'a> {
         Err(EvalError::new(d))
     }
 
+    /// Whether a missing file's message may say what lies near it: not when the compile is
+    /// confined (`--allow-dir`: what is outside is not to be seen), nor when the name was
+    /// computed from a secret (`read("${pw}")`: a file one edit away from it would tell
+    /// what the secret is near; docs/security.md).
+    fn may_suggest_files(&self) -> bool {
+        self.opts.allowed_dirs.is_empty() && self.taint.is_none()
+    }
+
     /// A name close to `rel` (`bsae` → `base`, `Base` → `base`, `aspect/web` →
     /// `aspects/web`) that names a file in one of the directories searched, written as an
     /// import would name it (without `.cf2` or `.kdbx`). Only for the message: nothing is
@@ -744,7 +749,7 @@ impl<'a> Evaluator<'a> {
         cf2_ext: bool,
         importer: FileId,
     ) -> Option<String> {
-        if !self.opts.allowed_dirs.is_empty() || rel.starts_with('/') {
+        if !self.may_suggest_files() || rel.starts_with('/') {
             return None;
         }
         let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();

@@ -20,7 +20,7 @@
 use crate::error::R;
 use crate::eval::{deep, Evaluator};
 use crate::ops::scalar_text;
-use crate::val::{make_list, quoted_preview, redacted, Secret, Val};
+use crate::val::{escaped_text, make_list, quoted_preview, redacted, Secret, Val};
 use cf2_syntax::Diagnostic;
 use std::rc::Rc;
 
@@ -106,13 +106,7 @@ pub(crate) fn scrub(d: &mut Diagnostic, taint: &Taint) {
         clean(n);
     }
     if let Some(h) = &mut d.hint {
-        // A suggestion made from a secret (a file name one edit away from it) tells what
-        // the secret is near.
-        if h.starts_with("did you mean") {
-            d.hint = None;
-        } else {
-            clean(h);
-        }
+        clean(h);
     }
     if withheld {
         d.message =
@@ -133,23 +127,22 @@ fn scrubbed(s: &str, texts: &[(String, bool)], shown: &str) -> (String, bool) {
     let mut out = String::with_capacity(s.len());
     let mut withheld = false;
     let mut rest = s;
-    while !rest.is_empty() {
-        let (plain, label, after) = match rest.find('‹') {
-            Some(open) => {
-                let close = rest[open..]
-                    .find('›')
-                    .map_or(rest.len(), |c| open + c + '›'.len_utf8());
-                (&rest[..open], &rest[open..close], &rest[close..])
-            }
-            None => (rest, "", ""),
-        };
+    loop {
+        let (plain, label) = rest.split_once('‹').unwrap_or((rest, ""));
         let (cleaned, hide) = scrubbed_plain(plain, texts);
         out.push_str(&cleaned.replace(PLACEHOLDER, shown));
-        out.push_str(label);
         withheld |= hide;
+        if plain.len() == rest.len() {
+            return (out, withheld);
+        }
+        let (inside, after) = label.split_once('›').unwrap_or((label, ""));
+        out.push('‹');
+        out.push_str(inside);
+        if inside.len() < label.len() {
+            out.push('›');
+        }
         rest = after;
     }
-    (out, withheld)
 }
 
 fn scrubbed_plain(s: &str, texts: &[(String, bool)]) -> (String, bool) {
@@ -175,7 +168,7 @@ fn scrubbed_plain(s: &str, texts: &[(String, bool)]) -> (String, bool) {
         }
         // Where the message quoted the value, the text left is the message's own
         // (`match` needs a capture group number, but its argument is 'needs').
-        let escaped = escaped(t);
+        let escaped = escaped_text(t);
         for form in [t.as_str(), escaped.as_str()] {
             let found = if quoted { 0 } else { s.matches(form).count() };
             if found == 0 {
@@ -194,19 +187,6 @@ fn scrubbed_plain(s: &str, texts: &[(String, bool)]) -> (String, bool) {
         }
     }
     (s, withheld)
-}
-
-/// `t` with line ends, tabs and other control characters escaped, as messages show text.
-fn escaped(t: &str) -> String {
-    let quoted = quoted_preview(t, '\'');
-    // Not shortened: the preview's own escaping, over the whole text.
-    if t.chars().nth(60).is_none() {
-        return quoted[1..quoted.len() - 1].to_string();
-    }
-    t.chars()
-        .map(|c| quoted_preview(&c.to_string(), '\''))
-        .map(|q| q[1..q.len() - 1].to_string())
-        .collect()
 }
 
 /// Whether `s` holds [`FRAGMENT`] characters in a row of `t`.

@@ -137,7 +137,23 @@ impl Val {
 pub(crate) fn quoted_preview(s: &str, quote: char) -> String {
     let mut out = String::with_capacity(s.len().min(64) + 2);
     out.push(quote);
-    for c in s.chars().take(60) {
+    escape_into(&mut out, s.chars().take(60));
+    if s.chars().nth(60).is_some() {
+        out.push('…');
+    }
+    out.push(quote);
+    out
+}
+
+/// All of `s`, escaped as [`quoted_preview`] escapes it.
+pub(crate) fn escaped_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    escape_into(&mut out, s.chars());
+    out
+}
+
+fn escape_into(out: &mut String, chars: impl Iterator<Item = char>) {
+    for c in chars {
         match c {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
@@ -146,11 +162,6 @@ pub(crate) fn quoted_preview(s: &str, quote: char) -> String {
             c => out.push(c),
         }
     }
-    if s.chars().nth(60).is_some() {
-        out.push('…');
-    }
-    out.push(quote);
-    out
 }
 
 /// How messages and traces show a secret.

@@ -215,12 +215,12 @@ impl<'a> Checker<'a> {
         if self.regexes.contains_key(pattern.as_str()) {
             return;
         }
-        match crate::expr::build_regex(pattern) {
+        match crate::perl_regex::build_regex(pattern) {
             Ok(re) => {
                 self.regexes
                     .insert(pattern.as_str().into(), std::sync::Arc::new(re));
             }
-            Err(e) => self.error(crate::expr::invalid_regex(pattern, &e).at(at)),
+            Err(e) => self.error(crate::perl_regex::invalid_regex(pattern, &e).at(at)),
         }
     }
 
@@ -465,7 +465,7 @@ fn literal_has_groups(parts: &[Part]) -> bool {
             Part::Interp(_) => return false,
         }
     }
-    match crate::expr::build_regex(&pattern) {
+    match crate::perl_regex::build_regex(&pattern) {
         Ok(re) => re.captures_len() > 1,
         Err(_) => false,
     }

@@ -58,7 +58,7 @@ pub struct Evaluator<'a> {
     /// fails the same way at every call, so every use is reported at the first one (and
     /// the collectors then keep one diagnostic).
     pub(crate) load_failures: std::cell::RefCell<Vec<(String, Span)>>,
-    pub(crate) regexes: HashMap<Rc<str>, std::sync::Arc<fancy_regex::Regex>>,
+    pub(crate) regexes: HashMap<Rc<str>, std::sync::Arc<crate::perl_regex::PerlRegex>>,
     /// Slots in the order their values were settled (for `-Deval`).
     pub(crate) settled: Vec<SlotId>,
     /// Slots settled while evaluating what a secret selector selected: which ones they

@@ -27,6 +27,7 @@ mod materialize;
 pub mod model;
 mod mutators;
 mod ops;
+mod perl_regex;
 mod resolve;
 mod secret;
 pub mod trace;

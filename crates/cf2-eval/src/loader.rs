@@ -36,7 +36,7 @@ pub struct LoadedFile {
 }
 
 /// Compiled regexes by pattern.
-pub type Regexes = std::collections::HashMap<Box<str>, Arc<fancy_regex::Regex>>;
+pub type Regexes = std::collections::HashMap<Box<str>, Arc<crate::perl_regex::PerlRegex>>;
 
 impl LoadedFile {
     /// The macro `name` if it is defined before byte offset `before`. Macro names are

@@ -129,32 +129,46 @@ impl Diagnostic {
             Some(r) if !names_resource(&self.message, r) => format!(" (resource `{r}`)"),
             _ => String::new(),
         };
+        let location = visible(&location);
+        let head_width = location.chars().count() + self.severity.as_str().len() + 2;
         let _ = writeln!(
             out,
             "{}{} {}{}",
-            paint("1", &visible(&location)),
+            paint("1", &location),
             paint(sev_color, &format!("{}:", self.severity.as_str())),
-            paint("1", &visible(&self.message)),
+            paint("1", &continued(&self.message, head_width)),
             visible(&resource)
         );
         if let Some(span) = self.span {
             excerpt(&mut out, sources, span, &self.label, sev_color, color);
         }
         for label in &self.labels {
+            let location = visible(&sources.location(label.span)).into_owned();
+            let width = location.chars().count() + 8;
             let _ = writeln!(
                 out,
                 "  {} {}: {}",
                 paint("1;34", "-->"),
-                visible(&sources.location(label.span)),
-                visible(&label.message)
+                location,
+                continued(&label.message, width)
             );
             excerpt(&mut out, sources, label.span, "", "1;34", color);
         }
         for note in &self.notes {
-            let _ = writeln!(out, "  {} {}", paint("1;34", "= note:"), visible(note));
+            let _ = writeln!(
+                out,
+                "  {} {}",
+                paint("1;34", "= note:"),
+                continued(note, 10)
+            );
         }
         if let Some(hint) = &self.hint {
-            let _ = writeln!(out, "  {} {}", paint("1;36", "= hint:"), visible(hint));
+            let _ = writeln!(
+                out,
+                "  {} {}",
+                paint("1;36", "= hint:"),
+                continued(hint, 10)
+            );
         }
         out
     }
@@ -255,6 +269,19 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// `text` made visible, its lines after the first indented by `indent` columns, under its
+/// first line's start (as rustc aligns a note's lines): a message that holds a line end
+/// (`fail("ok\nmain.cf2:1:1: error: ...")` in a delegated file) cannot write a line that
+/// starts where cf2's own diagnostics, excerpts, notes and hints start.
+fn continued(text: &str, indent: usize) -> std::borrow::Cow<'_, str> {
+    let shown = visible(text);
+    if !shown.contains('\n') {
+        return shown;
+    }
+    let newline = format!("\n{:indent$}", "");
+    std::borrow::Cow::Owned(shown.replace('\n', &newline))
 }
 
 /// A character the terminal acts on instead of showing: C0 and C1 controls, DEL, and the

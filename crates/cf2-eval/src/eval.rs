@@ -117,6 +117,8 @@ pub struct Evaluator<'a> {
     /// Expressions evaluated so far, and the most allowed (`crate::expr::MAX_STEPS`).
     pub(crate) steps: u64,
     pub(crate) max_steps: u64,
+    /// This compile, as custom functions see it (`CallContext::compile`).
+    pub(crate) compile: crate::external::CompileId,
     /// Secrets opened since the innermost [`Evaluator::tainting`] began (`crate::secret`).
     pub(crate) taint: Option<crate::secret::Taint>,
     /// How many taint records are open (none: secrets read are not noted).
@@ -207,6 +209,7 @@ impl<'a> Evaluator<'a> {
             output_weight: 0,
             steps: 0,
             max_steps: opts.max_steps.unwrap_or(crate::expr::MAX_STEPS),
+            compile: crate::external::CompileId::next(),
             taint: None,
             taint_depth: 0,
             output_secrets: false,

@@ -259,6 +259,22 @@ pub trait CallContext {
     fn evaluate(&mut self, arg: &Unevaluated) -> Result<Option<Value>, String>;
     /// Reports a warning at the call site, as `warn()` does.
     fn warn(&mut self, message: &str);
+    /// The compile the call belongs to. A function that keeps anything between calls keeps
+    /// it for one compile: in a batch one thread compiles host after host, and what one
+    /// host's calls left behind must not reach the next host's values.
+    fn compile(&self) -> CompileId;
+}
+
+/// One compile, distinct from every other compile of the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CompileId(u64);
+
+impl CompileId {
+    /// A new compile's.
+    pub fn next() -> CompileId {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        CompileId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 /// How an external function behaves as a mutation function (reference §6.2).
@@ -580,6 +596,10 @@ impl CallContext for Cx<'_, '_> {
             w = w.resource(r);
         }
         self.ev.warnings.push(w);
+    }
+
+    fn compile(&self) -> CompileId {
+        self.ev.compile
     }
 }
 

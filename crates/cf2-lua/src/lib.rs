@@ -13,7 +13,8 @@
 //! }
 //! ```
 //!
-//! Each module runs in its own Lua 5.4 state (one per thread that calls it), sandboxed:
+//! Each module runs in its own Lua 5.4 state (one per compile and thread that calls it),
+//! sandboxed:
 //! no files, processes, network, clock or randomness ([`prelude.lua`](../src/prelude.lua)),
 //! a bounded number of instructions per call and bounded memory ([`Limits`]). A module
 //! that breaks a limit fails the compile with a clear error at the call instead of hanging
@@ -23,7 +24,7 @@ mod convert;
 mod pattern;
 
 use cf2_eval::external::{
-    Arg, CallContext, Function, FunctionProvider, Mutation, ParamType, Unevaluated,
+    Arg, CallContext, CompileId, Function, FunctionProvider, Mutation, ParamType, Unevaluated,
 };
 use cf2_value::Value;
 use convert::Marks;
@@ -369,6 +370,9 @@ struct State {
     budget: Arc<Budget>,
 }
 
+/// A thread's state of a module, and the compile it serves (`None`: none yet).
+type ServingState = (Option<CompileId>, Arc<State>);
+
 /// What the module's table declares.
 struct Declared {
     params: Vec<ParamType>,
@@ -381,13 +385,16 @@ pub struct LuaModule {
     name: String,
     /// The module file as named in messages.
     display: String,
-    source: String,
+    /// The module's code as Lua bytecode: a new state loads it without parsing it again.
+    compiled: Vec<u8>,
     limits: Limits,
     params: Vec<ParamType>,
     mutation: Option<Mutation>,
     has_eval: bool,
-    /// One state per thread, so that threads never wait on each other.
-    states: Mutex<HashMap<ThreadId, Arc<State>>>,
+    /// One state per thread, so that threads never wait on each other, with the compile it
+    /// serves (`None`: none yet). A compile on the thread after it gets a new state, so a
+    /// module's globals never carry one host's values into another's.
+    states: Mutex<HashMap<ThreadId, ServingState>>,
 }
 
 impl LuaModule {
@@ -407,12 +414,12 @@ impl LuaModule {
         source: &str,
         limits: Limits,
     ) -> Result<LuaModule, String> {
-        let (state, declared) = new_state(display, source, limits)?;
-        let states = HashMap::from([(std::thread::current().id(), Arc::new(state))]);
+        let (state, declared, compiled) = new_state(display, Code::Text(source), limits)?;
+        let states = HashMap::from([(std::thread::current().id(), (None, Arc::new(state)))]);
         Ok(LuaModule {
             name: name.to_lowercase(),
             display: display.to_string(),
-            source: source.to_string(),
+            compiled,
             limits,
             params: declared.params,
             mutation: declared.mutation,
@@ -421,15 +428,19 @@ impl LuaModule {
         })
     }
 
-    fn state(&self) -> Result<Arc<State>, String> {
+    /// This thread's state for `compile`.
+    fn state(&self, compile: CompileId) -> Result<Arc<State>, String> {
         let id = std::thread::current().id();
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = states.get(&id) {
-            return Ok(s.clone());
+        if let Some((serves, state)) = states.get_mut(&id) {
+            if serves.is_none_or(|c| c == compile) {
+                *serves = Some(compile);
+                return Ok(state.clone());
+            }
         }
-        let (state, _) = new_state(&self.display, &self.source, self.limits)?;
+        let (state, ..) = new_state(&self.display, Code::Compiled(&self.compiled), self.limits)?;
         let state = Arc::new(state);
-        states.insert(id, state.clone());
+        states.insert(id, (Some(compile), state.clone()));
         Ok(state)
     }
 
@@ -441,7 +452,7 @@ impl LuaModule {
         handles: Vec<Unevaluated>,
         f: impl FnOnce(&State, mlua::Function) -> mlua::Result<mlua::Value>,
     ) -> Result<Option<Value>, String> {
-        let state = self.state()?;
+        let state = self.state(cx.compile())?;
         let _enter = Enter::new(&state.budget);
         // A call re-entered through ctx:lookup has its own failure; the outer call's comes
         // back when it ends.
@@ -585,8 +596,70 @@ fn error_text(e: &mlua::Error) -> String {
     }
 }
 
-/// A new sandboxed state with the module loaded.
-fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Declared), String> {
+/// A module's code: its text, or its bytecode (compiled from that text by this process).
+#[derive(Clone, Copy)]
+enum Code<'s> {
+    Text(&'s str),
+    Compiled(&'s [u8]),
+}
+
+/// The sandbox prelude as bytecode, compiled once per process: a state is made for every
+/// compile that calls a module (a batch makes one per host), and parsing the prelude was
+/// most of the cost of making one.
+fn prelude_bytecode() -> Result<&'static [u8], String> {
+    static COMPILED: std::sync::OnceLock<Result<Vec<u8>, String>> = std::sync::OnceLock::new();
+    COMPILED
+        .get_or_init(|| {
+            let lua = Lua::new_with(StdLib::NONE, LuaOptions::new()).map_err(|e| error_text(&e))?;
+            let prelude = lua
+                .load(PRELUDE)
+                .set_name("=cf2 sandbox") // SANDBOX_NAME
+                .set_mode(ChunkMode::Text)
+                .into_function()
+                .map_err(|e| error_text(&e))?;
+            // Not stripped: messages from the prelude keep their line numbers.
+            Ok(prelude.dump(false))
+        })
+        .as_ref()
+        .map(Vec::as_slice)
+        .map_err(|e| format!("cannot start Lua: {e}"))
+}
+
+/// The module's chunk in `lua`, and its bytecode. A text is read as an expression where it
+/// is one (`{ proto = ..., eval = ... }` without `return`), as Lua's own interpreter reads
+/// a line.
+fn load_module(
+    lua: &Lua,
+    display: &str,
+    code: Code<'_>,
+) -> mlua::Result<(mlua::Function, Option<Vec<u8>>)> {
+    let name = format!("@{display}");
+    match code {
+        Code::Compiled(bytes) => {
+            let chunk = lua.load(bytes).set_name(name).set_mode(ChunkMode::Binary);
+            Ok((chunk.into_function()?, None))
+        }
+        Code::Text(source) => {
+            let load = |text: &str| {
+                lua.load(text)
+                    .set_name(name.clone())
+                    .set_mode(ChunkMode::Text)
+                    .into_function()
+            };
+            let chunk = load(&format!("return {source}")).or_else(|_| load(source))?;
+            let bytecode = chunk.dump(false);
+            Ok((chunk, Some(bytecode)))
+        }
+    }
+}
+
+/// A new sandboxed state with the module loaded, what the module declares, and its
+/// bytecode (empty when `code` was bytecode already).
+fn new_state(
+    display: &str,
+    code: Code<'_>,
+    limits: Limits,
+) -> Result<(State, Declared, Vec<u8>), String> {
     let fail = |e: mlua::Error| format!("cannot start Lua for `{display}`: {}", error_text(&e));
     let lua = Lua::new_with(
         StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8,
@@ -696,19 +769,20 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
         )
         .map_err(fail)?;
     let marks: mlua::Table = lua
-        .load(PRELUDE)
+        .load(prelude_bytecode()?)
         .set_name("=cf2 sandbox") // SANDBOX_NAME
-        .set_mode(ChunkMode::Text)
+        .set_mode(ChunkMode::Binary)
         .call((fatal_check, fatal, charge, pattern_check))
         .map_err(fail)?;
     let marks = Marks::new(&marks).map_err(fail)?;
     lua.set_memory_limit(limits.memory).map_err(fail)?;
 
-    let module: mlua::Value = lua
-        .load(source)
-        .set_name(format!("@{display}"))
-        .set_mode(ChunkMode::Text)
-        .eval()
+    let mut compiled = Vec::new();
+    let module: mlua::Value = load_module(&lua, display, code)
+        .and_then(|(chunk, bytecode)| {
+            compiled = bytecode.unwrap_or_default();
+            chunk.call(())
+        })
         .map_err(|e| {
             if budget.spent.load(Ordering::SeqCst) {
                 format!("{display}: {} while loading", budget.exceeded_message())
@@ -732,6 +806,7 @@ fn new_state(display: &str, source: &str, limits: Limits) -> Result<(State, Decl
             budget,
         },
         declared,
+        compiled,
     ))
 }
 

@@ -657,3 +657,26 @@ fn threads_each_get_their_own_state() {
         );
     }
 }
+
+/// A module's globals and upvalues live for one compile: in a batch one thread compiles
+/// host after host, and a module that counts its calls or remembers its arguments must not
+/// carry one host's values into the next host's output (audit 63 #16).
+#[test]
+fn each_compile_gets_a_fresh_state() {
+    use std::sync::Arc;
+    let s = setup().module(
+        "seen.lua",
+        "local seen = {}\nreturn { proto = { 'TEXT' }, eval = function(args) seen[#seen + 1] = args[1] return table.concat(seen, ',') end }",
+    );
+    let provider = Arc::new(cf2_lua::LuaFunctions::new(vec![s.path()]));
+    let compile = |host: &str| {
+        let text = format!("X => seen('{host}')\nY => seen('{host}-again')\n");
+        let mut c = cf2::Compiler::with_host(cf2::MemoryHost::new().with_file("main.cf2", text));
+        c.options_mut().functions.add_provider(provider.clone());
+        let v = c.compile_file("main.cf2").expect("compiles");
+        common::render(v.value())
+    };
+    // Within a compile the state is kept (Y sees X's call); the next compile starts afresh.
+    assert_eq!(compile("a"), value("X => a\nY => 'a,a-again'\n"));
+    assert_eq!(compile("b"), value("X => b\nY => 'b,b-again'\n"));
+}

@@ -406,7 +406,7 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
         });
         found = std::fs::metadata(&target).ok();
     }
-    if let Some(meta) = found {
+    if let Some(meta) = &found {
         // Found now, not when the outputs are renamed into place: by then another output
         // may have been replaced.
         if meta.is_dir() {
@@ -432,6 +432,12 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
     let mut tmp = builder.tempfile_in(dir)?;
+    if let Some(replaced) = &found {
+        // The file it replaces keeps its mode, as `sed -i` and `install` keep it: an
+        // operator who made an output holding passwords 0600 must not find it 0644 after
+        // the next compile. (Its owner and group are the user's who compiles.)
+        tmp.as_file().set_permissions(replaced.permissions())?;
+    }
     tmp.write_all(data)?;
     if durable {
         tmp.as_file().sync_all()?;

@@ -515,6 +515,44 @@ fn outputs_get_ordinary_permissions() {
     }
 }
 
+/// An output that replaces a file keeps that file's mode, in a single compile and in a batch,
+/// whatever the umask: an operator who made a generated file holding passwords 0600 does
+/// not find it world-readable after the next compile (audit 64 #12).
+#[cfg(unix)]
+#[test]
+fn a_replaced_output_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = project("A => 1\n");
+    fs::create_dir(dir.path().join("d")).unwrap();
+    for (file, mode) in [("out.json", 0o600), ("d/main.json", 0o640)] {
+        let path = dir.path().join(file);
+        fs::write(&path, "{}").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let script = format!(
+        "umask 022 && '{}' compile main.cf2 -o out.json && '{}' compile main.cf2 --out-dir d",
+        env!("CARGO_BIN_EXE_cf2"),
+        env!("CARGO_BIN_EXE_cf2")
+    );
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_exit(&o, 0);
+    for (file, mode) in [("out.json", 0o600), ("d/main.json", 0o640)] {
+        let path = dir.path().join(file);
+        let got = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(got, mode, "{file} has mode {got:o}");
+        assert_ne!(
+            fs::read_to_string(&path).unwrap(),
+            "{}",
+            "{file} was rewritten"
+        );
+    }
+}
+
 /// A main file is known by its canonical path however it is named (a batch reads it from
 /// its directory's canonical form when its own name is not a link): through a symbolic link
 /// to the file or to its directory, its imports are searched from where it really is, and

@@ -108,11 +108,14 @@ impl<'a> Evaluator<'a> {
             "downcase" | "upcase" => {
                 let (arg, v) = self.one_arg(call, sc)?;
                 let up = name == "upcase";
-                let change = |s: &str| {
+                // Character by character, as Perl's `lc` and `uc` map: Rust's
+                // `str::to_lowercase` also applies the Greek final-sigma rule (`ΣΑΣ` to
+                // `σας`), which Perl's `lc` does not (`σασ`).
+                let change = |s: &str| -> String {
                     if up {
-                        s.to_uppercase()
+                        s.chars().flat_map(char::to_uppercase).collect()
                     } else {
-                        s.to_lowercase()
+                        s.chars().flat_map(char::to_lowercase).collect()
                     }
                 };
                 match v {

@@ -746,8 +746,8 @@ fn output_through_a_symbolic_link_keeps_the_link() {
 /// `--out-dir` into a directory that already holds outputs: a file is replaced (a hard
 /// link to it keeps the old content), a pipe and a device are written into, a link — also
 /// a dangling one — is followed and stays; a new name is created; nothing else is left.
-/// Modes are 0666 less the umask both for new names (unnamed files linked into place) and
-/// for replaced ones (temporary files renamed), with `--jobs 1` too.
+/// A new name's mode is 0666 less the umask (an unnamed file linked into place); a replaced
+/// file keeps its own (a temporary file renamed), with `--jobs 1` too.
 #[cfg(unix)]
 #[test]
 fn out_dir_with_existing_outputs_keeps_what_they_are() {
@@ -760,6 +760,11 @@ fn out_dir_with_existing_outputs_keeps_what_they_are() {
     fs::create_dir_all(root.join("out")).unwrap();
     fs::create_dir_all(root.join("real")).unwrap();
     fs::write(root.join("out/file.json"), "old").unwrap();
+    fs::set_permissions(
+        root.join("out/file.json"),
+        fs::Permissions::from_mode(0o604),
+    )
+    .unwrap();
     fs::hard_link(root.join("out/file.json"), root.join("old.json")).unwrap();
     fs::write(root.join("real/link.json"), "old").unwrap();
     symlink("../real/link.json", root.join("out/link.json")).unwrap();
@@ -818,11 +823,11 @@ fn out_dir_with_existing_outputs_keeps_what_they_are() {
         assert_eq!(fs::read_to_string(&real).unwrap(), json(name));
     }
     assert_eq!(fs::read_to_string(root.join("old.json")).unwrap(), "old");
-    for name in ["file", "new"] {
+    for (name, expected) in [("file", 0o604), ("new", 0o640)] {
         let out = root.join(format!("out/{name}.json"));
         assert_eq!(fs::read_to_string(&out).unwrap(), json(name));
         let mode = fs::metadata(&out).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o640, "{name}.json has mode {mode:o}");
+        assert_eq!(mode, expected, "{name}.json has mode {mode:o}");
     }
     let mut left: Vec<_> = fs::read_dir(root.join("out"))
         .unwrap()

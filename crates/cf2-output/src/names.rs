@@ -3,7 +3,7 @@
 //! The lexer (`cf2_syntax::lexer`) is the authority. A word passes if the lexer's helper
 //! accepts it or if the fallback here does, which follows the lexer's documented rule: a word
 //! starts with an ASCII letter, `_` or a non-ASCII character other than white space, control
-//! characters, U+200B and U+FEFF; continues with those characters and ASCII digits; a literal
+//! characters and format characters (`cf2_syntax::lexer::is_format_character`); continues with those characters and ASCII digits; a literal
 //! (not a name) may also hold single `-`s between them; a keyword is never a word.
 
 const KEYWORDS: [&str; 8] = [
@@ -29,8 +29,7 @@ fn is_word_start(c: char) -> bool {
         || (!c.is_ascii()
             && !c.is_whitespace()
             && !c.is_control()
-            && c != '\u{200B}'
-            && c != '\u{FEFF}')
+            && !cf2_syntax::lexer::is_format_character(c))
 }
 
 fn is_word_char(c: char) -> bool {

@@ -288,15 +288,7 @@ fn continued(text: &str, indent: usize) -> std::borrow::Cow<'_, str> {
 /// invisible characters that reorder or hide text (bidirectional controls, a byte-order
 /// mark, zero-width characters).
 fn is_hidden_control(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{200B}'..='\u{200F}'
-                | '\u{202A}'..='\u{202E}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{061C}'
-                | '\u{FEFF}'
-        )
+    c.is_control() || crate::lexer::is_format_character(c)
 }
 
 /// Pushes `c`, or its visible stand-in: a C0 control or DEL as its Unicode control picture

@@ -11,7 +11,8 @@
 //!   line; a line end (LF or CR LF) is a token (statements end at newlines, see the
 //!   parser); a CR alone is an error;
 //! - a word is `[A-Za-z_]` or any non-ASCII character other than white space, control
-//!   characters, U+200B and U+FEFF, followed by such characters, digits or `-`s
+//!   characters and format characters (U+200B, U+200D, U+FEFF, U+202E...:
+//!   [`is_format_character`]), followed by such characters, digits or `-`s
 //!   (`entry-1`, `a--b`, `a-`: Appendix A's `Literal` pattern). Such a word is a bare
 //!   literal where a value is expected; names (resources, functions, macro parameters,
 //!   selectors, references) cannot contain `-`;
@@ -50,6 +51,38 @@ pub fn is_identifier(s: &str) -> bool {
     is_one_word(s) && !s.contains('-') && !is_keyword(s)
 }
 
+/// A character of Unicode's general category Cf (format): it changes how text around it is
+/// shown, or shows as nothing (U+200B zero-width space, U+200D zero-width joiner, U+00AD soft
+/// hyphen, U+202E right-to-left override, U+FEFF...). Names and bare words exclude them, as
+/// `\p{Cf}` in the lexer's rules: `a<U+200D>b` would be a name that looks like `ab`, and a
+/// bidirectional override makes code read differently from how it runs ("Trojan source").
+/// The ranges are those of the lexer's Unicode tables (`format_characters_match_the_lexer`).
+pub fn is_format_character(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0xAD | 0x600..=0x605
+            | 0x61C
+            | 0x6DD
+            | 0x70F
+            | 0x890..=0x891
+            | 0x8E2
+            | 0x180E
+            | 0x200B..=0x200F
+            | 0x202A..=0x202E
+            | 0x2060..=0x2064
+            | 0x2066..=0x206F
+            | 0xFEFF
+            | 0xFFF9..=0xFFFB
+            | 0x110BD
+            | 0x110CD
+            | 0x13430..=0x1343F
+            | 0x1BCA0..=0x1BCA3
+            | 0x1D173..=0x1D17A
+            | 0xE0001
+            | 0xE0020..=0xE007F
+    )
+}
+
 fn is_one_word(s: &str) -> bool {
     let mut lx = Tok::lexer(s);
     matches!(lx.next(), Some(Ok(Tok::Word))) && lx.span() == (0..s.len())
@@ -67,11 +100,11 @@ pub(crate) enum Tok {
     #[regex(r"\r?\n([ \t]|\r?\n|//[^\r\n]*)*", allow_greedy = true)]
     Newline,
     #[regex(
-        r"[A-Za-z_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]][A-Za-z0-9_\-\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]]*"
+        r"[A-Za-z_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\p{Cf}]][A-Za-z0-9_\-\x{80}-\x{10FFFF}&&[^\s\p{Cc}\p{Cf}]]*"
     )]
     Word,
     #[regex(
-        r"\$[A-Za-z_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]][A-Za-z0-9_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\x{200B}\x{FEFF}]]*"
+        r"\$[A-Za-z_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\p{Cf}]][A-Za-z0-9_\x{80}-\x{10FFFF}&&[^\s\p{Cc}\p{Cf}]]*"
     )]
     Ref,
     /// A `$` not followed by a name.
@@ -611,6 +644,22 @@ mod tests {
         }
         for s in ["", "entry-1", "if", "true", "1a", "a.b", "a b"] {
             assert!(!is_identifier(s), "{s:?}");
+        }
+    }
+
+    /// The hand-written ranges of [`is_format_character`] are exactly the characters the
+    /// lexer's `\p{Cf}` excludes from names: over every character from U+0080, `a` followed
+    /// by it is one name unless it is white space, a control or a format character.
+    #[test]
+    fn format_characters_match_the_lexer() {
+        for c in ('\u{80}'..=char::MAX).filter(|c| !c.is_whitespace() && !c.is_control()) {
+            let name = format!("a{c}");
+            assert_eq!(
+                is_identifier(&name),
+                !is_format_character(c),
+                "U+{:04X}",
+                u32::from(c)
+            );
         }
     }
 }

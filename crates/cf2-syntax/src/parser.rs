@@ -2145,9 +2145,18 @@ impl<'a> Parser<'a> {
         let d = self.diagnose_kind(e);
         match found {
             // A no-break or ideographic space inside a word looks like a space or nothing.
-            Some(t) if d.hint.is_none() && self.is_invisible(t) => d.hint(
-                "white space other than spaces and tabs cannot be part of a word or separate one; to keep the character, quote the text: `'...'`",
-            ),
+            Some(t) if d.hint.is_none() && self.is_invisible(t) => {
+                let format = self
+                    .text(t)
+                    .chars()
+                    .next()
+                    .is_some_and(crate::lexer::is_format_character);
+                d.hint(if format {
+                    "a format character (zero-width, joiner, soft hyphen, direction override) shows as nothing, so it cannot be part of a name or word: a name holding one would look like another; to keep the character, quote the text: `'...'`"
+                } else {
+                    "white space other than spaces and tabs cannot be part of a word or separate one; to keep the character, quote the text: `'...'`"
+                })
+            }
             _ => d,
         }
     }
@@ -2156,7 +2165,7 @@ impl<'a> Parser<'a> {
     fn is_invisible(&self, t: Token) -> bool {
         t.kind == Tok::Error
             && self.text(t).chars().next().is_some_and(|c| {
-                c.is_whitespace() || c.is_control() || c == '\u{FEFF}' || c == '\u{200B}'
+                c.is_whitespace() || c.is_control() || crate::lexer::is_format_character(c)
             })
     }
 

@@ -252,9 +252,10 @@ fn regex(out: &mut String, pattern: &str) {
                     }
                     continue;
                 }
-                // A `$` in a class is the character: `\$` matches the same and cannot start
-                // an interpolation.
-                '$' => {
+                // A `$` in a class is the character: before a `{`, written `\$`, which
+                // matches the same and cannot start an interpolation; elsewhere as it is,
+                // so that `/[$]/` reads back as the same pattern.
+                '$' if chars.peek() == Some(&'{') => {
                     out.push_str("\\$");
                     continue;
                 }
@@ -323,6 +324,9 @@ mod tests {
         assert_eq!(re("[[:alpha:]${]"), r"/[[:alpha:]\${]/");
         assert_eq!(re(r"\[${"), r"/\[(?:$){/");
         assert_eq!(re("[a/b]"), r"/[a\/b]/");
+        // Not before a `{`: as written (audit 64 #5: `[$]` came back as `[\$]`).
+        assert_eq!(re("[$]"), "/[$]/");
+        assert_eq!(re("[^a$]x$"), "/[^a$]x$/");
     }
 
     #[test]

@@ -43,6 +43,24 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
             "-o `{spec}`: the resource path `{path}` has an empty part"
         ));
     }
+    // ` A`, `$A`, `L.(1)`, `dir/x.json`: not a path that could name a resource, which is a
+    // mistake in the command, not a resource the configuration lacks.
+    if let Some(part) = path.split('.').find(|p| !path_part(p)) {
+        let shown = cf2_syntax::diagnostic::visible(part);
+        let mut e = if part.bytes().all(|b| b.is_ascii_digit()) {
+            format!("-o `{spec}`: the list index `{shown}` in the resource path is too large")
+        } else {
+            format!(
+                "-o `{spec}`: `{shown}` in the resource path `{path}` is neither a resource name nor a list index"
+            )
+        };
+        if path.contains(['/', '\\']) {
+            e.push_str(&format!(
+                "\nhint: the first `:` ends the output's name, so this writes `{name}`; an output whose name holds a `:` can be written to standard output and redirected: `-o -.json > 'NAME'`"
+            ));
+        }
+        return Err(e);
+    }
     // Reference §2.2: "The default format is cf2": a name without an extension (`-` too).
     let format = match Path::new(&name).extension() {
         None => Format::Cf2,
@@ -59,6 +77,13 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
         path,
         format,
     })
+}
+
+/// A part of `-o`'s resource path: a name, or a list index (digits, counting from 0, as
+/// `$L.('1')` selects) that fits in 64 bits.
+fn path_part(part: &str) -> bool {
+    cf2_syntax::lexer::is_identifier(part)
+        || (part.bytes().all(|b| b.is_ascii_digit()) && part.parse::<i64>().is_ok())
 }
 
 pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> ExitCode {

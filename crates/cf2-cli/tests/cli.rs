@@ -910,6 +910,43 @@ fn output_path_with_an_empty_part_is_a_usage_error() {
     }
 }
 
+/// A part of `-o`'s resource path that is neither a name nor a list index is a wrong command
+/// line too (exit 2), not a resource the configuration lacks; a `/` in it means the `:` was
+/// meant as part of a file name, which the hint explains (audit 64 #9).
+#[test]
+fn output_path_parts_must_be_names_or_indexes() {
+    let dir = project("A => { L => [1, 2] }\n");
+    for (spec, message) in [
+        (
+            "-.json: A",
+            "` A` in the resource path ` A` is neither a resource name nor a list index",
+        ),
+        ("-.json:$A", "`$A` in the resource path `$A` is neither"),
+        (
+            "-.json:A.L.(1)",
+            "`(1)` in the resource path `A.L.(1)` is neither",
+        ),
+        (
+            "-.json:A.L.-1",
+            "`-1` in the resource path `A.L.-1` is neither",
+        ),
+        ("-.json:if", "`if` in the resource path `if` is neither"),
+        (
+            "-.json:A.L.99999999999999999999",
+            "the list index `99999999999999999999` in the resource path is too large",
+        ),
+        (
+            "dir:1/x.json",
+            "hint: the first `:` ends the output's name, so this writes `dir`",
+        ),
+    ] {
+        let o = cf2(dir.path(), &["compile", "main.cf2", "-o", spec]);
+        assert_usage_error(dir.path(), &o, message);
+    }
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "-.json:A.L.1"]);
+    assert_exit(&o, 0);
+}
+
 /// Two outputs to one file: one would silently win.
 #[test]
 fn two_outputs_to_one_file_are_a_usage_error() {

@@ -930,6 +930,11 @@ fn output_path_parts_must_be_names_or_indexes() {
             "-.json:A.L.-1",
             "`-1` in the resource path `A.L.-1` is neither",
         ),
+        // Not an index in the language either (`$L.('+1')` is an error).
+        (
+            "-.json:A.L.+1",
+            "`+1` in the resource path `A.L.+1` is neither",
+        ),
         ("-.json:if", "`if` in the resource path `if` is neither"),
         (
             "-.json:A.L.99999999999999999999",
@@ -945,6 +950,14 @@ fn output_path_parts_must_be_names_or_indexes() {
     }
     let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "-.json:A.L.1"]);
     assert_exit(&o, 0);
+    // Without a path: the whole configuration (an empty path has no parts to check).
+    for args in [
+        &["compile", "main.cf2"][..],
+        &["compile", "main.cf2", "-o", "-.json"],
+    ] {
+        let o = cf2(dir.path(), args);
+        assert_exit(&o, 0);
+    }
 }
 
 /// Two outputs to one file: one would silently win.

@@ -590,10 +590,47 @@ fn error_text(e: &mlua::Error) -> String {
         mlua::Error::ExternalError(x) => x.to_string(),
         other => other.to_string(),
     };
-    match text.find("\nstack traceback:") {
-        Some(i) => text[..i].to_string(),
+    let text = match text.find("\nstack traceback:") {
+        Some(i) => text.get(..i).unwrap_or_default().to_string(),
         None => text,
+    };
+    without_addresses(&text)
+}
+
+/// `text` with Lua's `table: 0x55d0c1a2b3c0` (and the same for functions, threads and
+/// userdata) written as `a table`: `error({ code = 1 })` raises a table, which Lua shows by
+/// its address, and a message must not change from one run to the next (docs/functions.md:
+/// nothing in the sandbox varies between runs).
+fn without_addresses(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    'scan: while !rest.is_empty() {
+        for (kind, shown) in [
+            ("table: 0x", "a table"),
+            ("function: 0x", "a function"),
+            ("thread: 0x", "a thread"),
+            ("userdata: 0x", "a userdata"),
+            ("function: builtin: 0x", "a function"),
+        ] {
+            if let Some(after) = rest.strip_prefix(kind) {
+                let digits = after.len()
+                    - after
+                        .trim_start_matches(|c: char| c.is_ascii_hexdigit())
+                        .len();
+                if digits > 0 {
+                    out.push_str(shown);
+                    rest = after.get(digits..).unwrap_or_default();
+                    continue 'scan;
+                }
+            }
+        }
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
     }
+    out
 }
 
 /// A module's code: its text, or its bytecode (compiled from that text by this process).

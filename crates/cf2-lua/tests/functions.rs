@@ -265,6 +265,17 @@ fn errors_raised_by_a_module_name_the_file_and_line() {
         )
         .file("main.cf2", "X => oops()\n");
     has(&s.err(), &["oops.lua:3: attempt to index a nil value"]);
+    // A table raised as the error: named by its kind, not by an address that changes from
+    // one run to the next (audit 63 #13).
+    let s = setup()
+        .module(
+            "tbl.lua",
+            "return { proto = {}, eval = function() error({ code = 1 }) end }",
+        )
+        .file("main.cf2", "X => tbl()\n");
+    let e = s.err();
+    has(&e, &["error: `tbl` failed: ", "tbl.lua: a table"]);
+    assert!(!e.contains("0x"), "{e}");
 }
 
 #[test]

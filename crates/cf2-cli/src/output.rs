@@ -45,7 +45,8 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
     }
     // ` A`, `$A`, `L.(1)`, `dir/x.json`: not a path that could name a resource, which is a
     // mistake in the command, not a resource the configuration lacks.
-    if let Some(part) = path.split('.').find(|p| !path.is_empty() && !path_part(p)) {
+    // (The empty path, the whole configuration, splits into one empty part: none to check.)
+    if let Some(part) = path.split('.').find(|p| !p.is_empty() && !path_part(p)) {
         let shown = cf2_syntax::diagnostic::visible(part);
         let mut e = if part.bytes().all(|b| b.is_ascii_digit()) {
             format!("-o `{spec}`: the list index `{shown}` in the resource path is too large")

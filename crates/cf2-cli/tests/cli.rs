@@ -9,6 +9,23 @@ fn cf2(dir: &Path, args: &[&str]) -> Output {
     cf2_command(dir, args).output().expect("cf2 runs")
 }
 
+/// Runs cf2 as [`cf2`] does, under the file-creation mask `umask` (set in a shell: the test
+/// process's own mask is shared by every test thread).
+#[cfg(unix)]
+fn cf2_with_umask(dir: &Path, umask: &str, args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {umask} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_cf2"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CF2PATH")
+        .env_remove("CF2PROJECTS")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("sh runs")
+}
+
 /// The command [`cf2`] runs, for a test that sets its standard streams itself.
 fn cf2_command(dir: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_cf2"));
@@ -493,18 +510,12 @@ fn main_file_in_another_directory() {
 fn outputs_get_ordinary_permissions() {
     use std::os::unix::fs::PermissionsExt;
     let dir = project("A => 1\n");
-    let script = format!(
-        "umask 022 && '{}' compile main.cf2 -o out.json && '{}' compile main.cf2 --out-dir d",
-        env!("CARGO_BIN_EXE_cf2"),
-        env!("CARGO_BIN_EXE_cf2")
-    );
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg(&script)
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert_exit(&o, 0);
+    for args in [
+        &["compile", "main.cf2", "-o", "out.json"][..],
+        &["compile", "main.cf2", "--out-dir", "d"],
+    ] {
+        assert_exit(&cf2_with_umask(dir.path(), "022", args), 0);
+    }
     for file in ["out.json", "d/main.json"] {
         let mode = fs::metadata(dir.path().join(file))
             .unwrap()
@@ -529,18 +540,12 @@ fn a_replaced_output_keeps_its_mode() {
         fs::write(&path, "{}").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
     }
-    let script = format!(
-        "umask 022 && '{}' compile main.cf2 -o out.json && '{}' compile main.cf2 --out-dir d",
-        env!("CARGO_BIN_EXE_cf2"),
-        env!("CARGO_BIN_EXE_cf2")
-    );
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg(&script)
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert_exit(&o, 0);
+    for args in [
+        &["compile", "main.cf2", "-o", "out.json"][..],
+        &["compile", "main.cf2", "--out-dir", "d"],
+    ] {
+        assert_exit(&cf2_with_umask(dir.path(), "022", args), 0);
+    }
     for (file, mode) in [("out.json", 0o600), ("d/main.json", 0o640)] {
         let path = dir.path().join(file);
         let got = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
@@ -791,18 +796,10 @@ fn out_dir_with_existing_outputs_keeps_what_they_are() {
     if device {
         inputs.push("dev.cf2");
     }
-    let script = format!(
-        "umask 027 && '{}' compile {} --out-dir out --jobs 1",
-        env!("CARGO_BIN_EXE_cf2"),
-        inputs.join(" ")
-    );
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg(&script)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert_exit(&o, 0);
+    let mut args = vec!["compile"];
+    args.extend(&inputs);
+    args.extend(["--out-dir", "out", "--jobs", "1"]);
+    assert_exit(&cf2_with_umask(root, "027", &args), 0);
     let json = |name: &str| format!("{{\n  \"N\": \"{name}\"\n}}\n");
     if let Some(r) = reader {
         assert_eq!(r.join().unwrap_or_default(), json("pipe"));

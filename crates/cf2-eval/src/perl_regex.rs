@@ -92,7 +92,7 @@ pub(crate) fn match_given_up(pattern: &str, text: &str, e: &fancy_regex::Error) 
         }
         other => Diagnostic::error(format!("{shown} could not be matched: {other}")),
     };
-    if text.ends_with('\n') && pattern.contains(['$', 'Z']) {
+    if text.ends_with('\n') && (pattern.contains('$') || pattern.contains("\\Z")) {
         // The one case where a pattern without look-arounds needs the backtracking engine.
         return d.note("the text ends with a newline, where Perl's `$` may also match; only the backtracking engine can look for that (`\\z` matches at the very end alone, and needs no backtracking)");
     }

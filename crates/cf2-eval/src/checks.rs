@@ -149,8 +149,15 @@ impl<'a> Checker<'a> {
 
     fn conditional(&mut self, i: &'a ast::If, in_match: bool) {
         self.expr(&i.cond, in_match);
-        let mut capturing = Vec::new();
-        let has_regex = regex_matches(&i.cond, &mut capturing);
+        // The condition's regex literals were compiled by the walk above: their groups are
+        // read from `regexes`, not compiled again.
+        let mut matched = Vec::new();
+        let has_regex = regex_matches(&i.cond, &mut |regex| matched.push(regex));
+        let capturing: Vec<cf2_syntax::Span> = matched
+            .into_iter()
+            .filter(|regex| self.literal_has_groups(regex))
+            .map(|regex| regex.span)
+            .collect();
         if capturing.len() > 1 {
             let mut d = Diagnostic::error(
                 "only one regular expression in a condition may have capture groups",
@@ -222,6 +229,20 @@ impl<'a> Checker<'a> {
             }
             Err(e) => self.error(crate::perl_regex::invalid_regex(pattern, &e).at(at)),
         }
+    }
+
+    /// Whether a regex literal written without `${...}` has capture groups, as
+    /// [`Checker::regex_literal`] compiled it (an invalid one has none).
+    fn literal_has_groups(&self, regex: &Expr) -> bool {
+        let ExprKind::Regex(parts) = &regex.kind else {
+            return false;
+        };
+        let [Part::Text(pattern)] = parts.as_slice() else {
+            return false;
+        };
+        self.regexes
+            .get(pattern.as_str())
+            .is_some_and(|re| re.captures_len() > 1)
     }
 
     fn expr(&mut self, e: &'a Expr, in_match: bool) {
@@ -396,23 +417,19 @@ fn assigned_paths<'a>(
 }
 
 /// True if the condition matches a regex directly (`=~`/`!~` in its own expression, not
-/// inside a nested block). Collects the spans of capturing regex literals.
-pub(crate) fn regex_matches(e: &Expr, capturing: &mut Vec<cf2_syntax::Span>) -> bool {
+/// inside a nested block). Gives `matched` the regex literal of each such match.
+pub(crate) fn regex_matches<'e>(e: &'e Expr, matched: &mut impl FnMut(&'e Expr)) -> bool {
     match &e.kind {
         ExprKind::Binary(op, a, b) => {
             let here = matches!(op, BinaryOp::Match | BinaryOp::NotMatch);
-            if here {
-                if let ExprKind::Regex(parts) = &b.kind {
-                    if literal_has_groups(parts) {
-                        capturing.push(b.span);
-                    }
-                }
+            if here && matches!(b.kind, ExprKind::Regex(_)) {
+                matched(b);
             }
-            let l = regex_matches(a, capturing);
-            let r = regex_matches(b, capturing);
+            let l = regex_matches(a, matched);
+            let r = regex_matches(b, matched);
             here || l || r
         }
-        ExprKind::Unary(_, a) => regex_matches(a, capturing),
+        ExprKind::Unary(_, a) => regex_matches(a, matched),
         _ => false,
     }
 }
@@ -454,19 +471,5 @@ pub(crate) fn constant_comparisons<'e>(e: &'e Expr, words: &mut Vec<&'e Expr>) {
         }
         ExprKind::Unary(ast::UnaryOp::Not, a) => constant_comparisons(a, words),
         _ => {}
-    }
-}
-
-fn literal_has_groups(parts: &[Part]) -> bool {
-    let mut pattern = String::new();
-    for p in parts {
-        match p {
-            Part::Text(t) => pattern.push_str(t),
-            Part::Interp(_) => return false,
-        }
-    }
-    match crate::perl_regex::build_regex(&pattern) {
-        Ok(re) => re.captures_len() > 1,
-        Err(_) => false,
     }
 }

@@ -600,7 +600,7 @@ impl<'a> Evaluator<'a> {
             }),
             // A regex match was written but not evaluated (`true || $X =~ /(a)/`): the
             // condition still owns the captures, and `match()` says why there are none.
-            None if crate::checks::regex_matches(cond, &mut Vec::new()) => Some(Captures {
+            None if crate::checks::regex_matches(cond, &mut |_| {}) => Some(Captures {
                 unevaluated: true,
                 ..Captures::default()
             }),
@@ -741,7 +741,8 @@ impl<'a> Evaluator<'a> {
     ) -> R<bool> {
         let re = self.regex(pattern, at)?;
         let caps = re.captures(text).map_err(|e| {
-            EvalError::new(crate::perl_regex::match_given_up(pattern, text, &e).at(at))
+            let looked_ahead = re.looks_ahead_in(text);
+            EvalError::new(crate::perl_regex::match_given_up(pattern, looked_ahead, &e).at(at))
         })?;
         let matched = caps.is_some();
         let secret = self.match_secret.clone();

@@ -68,6 +68,12 @@ impl PerlRegex {
         }
     }
 
+    /// Whether matching `text` takes the look-ahead form: `text` ends with a newline, where
+    /// the pattern's `$` or `\Z` may match too.
+    pub(crate) fn looks_ahead_in(&self, text: &str) -> bool {
+        self.no_final_newline.is_some() && text.ends_with('\n')
+    }
+
     /// The number of groups, the whole match (group 0) included.
     pub(crate) fn captures_len(&self) -> usize {
         self.any_text.captures_len()
@@ -79,9 +85,13 @@ impl PerlRegex {
     }
 }
 
-/// Why matching `text` against `pattern` stopped: the backtracking engine ran out of steps
-/// ([`BACKTRACK_LIMIT`]) or of stack.
-pub(crate) fn match_given_up(pattern: &str, text: &str, e: &fancy_regex::Error) -> Diagnostic {
+/// Why matching against `pattern` stopped: the backtracking engine ran out of steps
+/// ([`BACKTRACK_LIMIT`]) or of stack; `looked_ahead` as [`PerlRegex::looks_ahead_in`] said.
+pub(crate) fn match_given_up(
+    pattern: &str,
+    looked_ahead: bool,
+    e: &fancy_regex::Error,
+) -> Diagnostic {
     let shown = crate::val::quoted_preview(pattern, '/');
     let d = match e {
         fancy_regex::Error::RuntimeError(fancy_regex::RuntimeError::BacktrackLimitExceeded) => {
@@ -92,7 +102,7 @@ pub(crate) fn match_given_up(pattern: &str, text: &str, e: &fancy_regex::Error) 
         }
         other => Diagnostic::error(format!("{shown} could not be matched: {other}")),
     };
-    if text.ends_with('\n') && (pattern.contains('$') || pattern.contains("\\Z")) {
+    if looked_ahead {
         // The one case where a pattern without look-arounds needs the backtracking engine.
         return d.note("the text ends with a newline, where Perl's `$` may also match; only the backtracking engine can look for that (`\\z` matches at the very end alone, and needs no backtracking)");
     }
@@ -114,9 +124,11 @@ pub(crate) fn build_regex(pattern: &str) -> Result<PerlRegex, fancy_regex::Error
     let at_end = perl_to_engine(pattern, Dollar::TextEnd)?;
     // Were the simpler form refused where the general one compiled, the general one would
     // still give the right answer.
-    let no_final_newline = (at_end != general)
-        .then(|| compile(pattern, &at_end).ok())
-        .flatten();
+    let no_final_newline = if at_end != general {
+        compile(pattern, &at_end).ok()
+    } else {
+        None
+    };
     Ok(PerlRegex {
         any_text,
         no_final_newline,

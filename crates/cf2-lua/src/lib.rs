@@ -414,7 +414,8 @@ impl LuaModule {
         source: &str,
         limits: Limits,
     ) -> Result<LuaModule, String> {
-        let (state, declared, compiled) = new_state(display, Code::Text(source), limits)?;
+        let compiled = module_bytecode(display, source, limits)?;
+        let (state, declared) = new_state(display, &compiled, limits)?;
         let states = HashMap::from([(std::thread::current().id(), (None, Arc::new(state)))]);
         Ok(LuaModule {
             name: name.to_lowercase(),
@@ -438,7 +439,7 @@ impl LuaModule {
                 return Ok(state.clone());
             }
         }
-        let (state, ..) = new_state(&self.display, Code::Compiled(&self.compiled), self.limits)?;
+        let (state, _) = new_state(&self.display, &self.compiled, self.limits)?;
         let state = Arc::new(state);
         states.insert(id, (Some(compile), state.clone()));
         Ok(state)
@@ -633,11 +634,25 @@ fn without_addresses(text: &str) -> String {
     out
 }
 
-/// A module's code: its text, or its bytecode (compiled from that text by this process).
-#[derive(Clone, Copy)]
-enum Code<'s> {
-    Text(&'s str),
-    Compiled(&'s [u8]),
+/// Lua text compiled to bytecode without running it, in a bare state of its own whose
+/// memory is bounded by `memory`: the first of `texts` that compiles.
+fn bytecode(name: &str, texts: &[&str], memory: usize) -> mlua::Result<Vec<u8>> {
+    let lua = Lua::new_with(StdLib::NONE, LuaOptions::new())?;
+    lua.set_memory_limit(memory)?;
+    let mut refused = mlua::Error::runtime("no text to compile");
+    for text in texts {
+        match lua
+            .load(*text)
+            .set_name(name)
+            .set_mode(ChunkMode::Text)
+            .into_function()
+        {
+            // Not stripped: messages keep their line numbers.
+            Ok(chunk) => return Ok(chunk.dump(false)),
+            Err(e) => refused = e,
+        }
+    }
+    Err(refused)
 }
 
 /// The sandbox prelude as bytecode, compiled once per process: a state is made for every
@@ -647,56 +662,33 @@ fn prelude_bytecode() -> Result<&'static [u8], String> {
     static COMPILED: std::sync::OnceLock<Result<Vec<u8>, String>> = std::sync::OnceLock::new();
     COMPILED
         .get_or_init(|| {
-            let lua = Lua::new_with(StdLib::NONE, LuaOptions::new()).map_err(|e| error_text(&e))?;
-            let prelude = lua
-                .load(PRELUDE)
-                .set_name("=cf2 sandbox") // SANDBOX_NAME
-                .set_mode(ChunkMode::Text)
-                .into_function()
-                .map_err(|e| error_text(&e))?;
-            // Not stripped: messages from the prelude keep their line numbers.
-            Ok(prelude.dump(false))
+            // SANDBOX_NAME
+            bytecode("=cf2 sandbox", &[PRELUDE], usize::MAX).map_err(|e| error_text(&e))
         })
         .as_ref()
         .map(Vec::as_slice)
         .map_err(|e| format!("cannot start Lua: {e}"))
 }
 
-/// The module's chunk in `lua`, and its bytecode. A text is read as an expression where it
-/// is one (`{ proto = ..., eval = ... }` without `return`), as Lua's own interpreter reads
-/// a line.
-fn load_module(
-    lua: &Lua,
-    display: &str,
-    code: Code<'_>,
-) -> mlua::Result<(mlua::Function, Option<Vec<u8>>)> {
-    let name = format!("@{display}");
-    match code {
-        Code::Compiled(bytes) => {
-            let chunk = lua.load(bytes).set_name(name).set_mode(ChunkMode::Binary);
-            Ok((chunk.into_function()?, None))
+/// A module's text as bytecode, compiled once when the module is loaded. The text is read
+/// as an expression where it is one (`{ proto = ..., eval = ... }` without `return`), as
+/// Lua's own interpreter reads a line.
+fn module_bytecode(display: &str, source: &str, limits: Limits) -> Result<Vec<u8>, String> {
+    let texts = [&format!("return {source}"), source];
+    bytecode(&format!("@{display}"), &texts, limits.memory).map_err(|e| {
+        if let mlua::Error::MemoryError(_) = root_cause(&e) {
+            format!(
+                "{display}: the module used more than {} of memory while loading, the limit",
+                mebibytes(limits.memory)
+            )
+        } else {
+            error_text(&e)
         }
-        Code::Text(source) => {
-            let load = |text: &str| {
-                lua.load(text)
-                    .set_name(name.clone())
-                    .set_mode(ChunkMode::Text)
-                    .into_function()
-            };
-            let chunk = load(&format!("return {source}")).or_else(|_| load(source))?;
-            let bytecode = chunk.dump(false);
-            Ok((chunk, Some(bytecode)))
-        }
-    }
+    })
 }
 
-/// A new sandboxed state with the module loaded, what the module declares, and its
-/// bytecode (empty when `code` was bytecode already).
-fn new_state(
-    display: &str,
-    code: Code<'_>,
-    limits: Limits,
-) -> Result<(State, Declared, Vec<u8>), String> {
+/// A new sandboxed state with the module (its bytecode) loaded, and what it declares.
+fn new_state(display: &str, module: &[u8], limits: Limits) -> Result<(State, Declared), String> {
     let fail = |e: mlua::Error| format!("cannot start Lua for `{display}`: {}", error_text(&e));
     let lua = Lua::new_with(
         StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8,
@@ -814,12 +806,11 @@ fn new_state(
     let marks = Marks::new(&marks).map_err(fail)?;
     lua.set_memory_limit(limits.memory).map_err(fail)?;
 
-    let mut compiled = Vec::new();
-    let module: mlua::Value = load_module(&lua, display, code)
-        .and_then(|(chunk, bytecode)| {
-            compiled = bytecode.unwrap_or_default();
-            chunk.call(())
-        })
+    let module: mlua::Value = lua
+        .load(module)
+        .set_name(format!("@{display}"))
+        .set_mode(ChunkMode::Binary)
+        .call(())
         .map_err(|e| {
             if budget.spent.load(Ordering::SeqCst) {
                 format!("{display}: {} while loading", budget.exceeded_message())
@@ -843,7 +834,6 @@ fn new_state(
             budget,
         },
         declared,
-        compiled,
     ))
 }
 

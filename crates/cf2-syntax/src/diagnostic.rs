@@ -144,6 +144,7 @@ impl Diagnostic {
         }
         for label in &self.labels {
             let location = visible(&sources.location(label.span)).into_owned();
+            // Under the label's text: `  --> ` before the location, `: ` after it.
             let width = location.chars().count() + 8;
             let _ = writeln!(
                 out,
@@ -154,21 +155,10 @@ impl Diagnostic {
             );
             excerpt(&mut out, sources, label.span, "", "1;34", color);
         }
-        for note in &self.notes {
-            let _ = writeln!(
-                out,
-                "  {} {}",
-                paint("1;34", "= note:"),
-                continued(note, 10)
-            );
-        }
-        if let Some(hint) = &self.hint {
-            let _ = writeln!(
-                out,
-                "  {} {}",
-                paint("1;36", "= hint:"),
-                continued(hint, 10)
-            );
+        // Under the text: `  = note: ` and `  = hint: ` are 10 columns.
+        let tails = self.notes.iter().map(|n| ("1;34", "= note:", n));
+        for (colour, kind, text) in tails.chain(self.hint.iter().map(|h| ("1;36", "= hint:", h))) {
+            let _ = writeln!(out, "  {} {}", paint(colour, kind), continued(text, 10));
         }
         out
     }
@@ -285,8 +275,8 @@ fn continued(text: &str, indent: usize) -> std::borrow::Cow<'_, str> {
 }
 
 /// A character the terminal acts on instead of showing: C0 and C1 controls, DEL, and the
-/// invisible characters that reorder or hide text (bidirectional controls, a byte-order
-/// mark, zero-width characters).
+/// format characters, which reorder or hide text (bidirectional controls, a byte-order
+/// mark, zero-width characters: [`crate::lexer::is_format_character`]).
 fn is_hidden_control(c: char) -> bool {
     c.is_control() || crate::lexer::is_format_character(c)
 }

@@ -133,23 +133,36 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
         b.finish_and_clear();
     }
     say!("{}", merge(&args.files, &reports));
-    let failed: Vec<&Path> = args
-        .files
-        .iter()
-        .zip(&reports)
-        .filter(|(_, r)| r.failed)
-        .map(|(f, _)| f.as_path())
-        .collect();
-    if failed.is_empty() {
+    let failed = |stage: Failure| -> Vec<&Path> {
+        args.files
+            .iter()
+            .zip(&reports)
+            .filter(|(_, r)| r.failure == Some(stage))
+            .map(|(f, _)| f.as_path())
+            .collect()
+    };
+    let (uncompiled, unwritten) = (failed(Failure::Compile), failed(Failure::Output));
+    if uncompiled.is_empty() && unwritten.is_empty() {
         return ExitCode::SUCCESS;
     }
-    sayln!(
-        "cf2: {} of {} configuration{} failed to compile: {}",
-        failed.len(),
-        args.files.len(),
-        if args.files.len() == 1 { "" } else { "s" },
-        list_files(&failed)
-    );
+    let of = |n: usize| format!("{n} of {}", args.files.len());
+    if !uncompiled.is_empty() {
+        sayln!(
+            "cf2: {} configuration{} failed to compile: {}",
+            of(uncompiled.len()),
+            if args.files.len() == 1 { "" } else { "s" },
+            list_files(&uncompiled)
+        );
+    }
+    if !unwritten.is_empty() {
+        // Compiled, but signing or writing the output failed (said above, per host).
+        sayln!(
+            "cf2: {} output{} could not be written: {}",
+            of(unwritten.len()),
+            if args.files.len() == 1 { "" } else { "s" },
+            list_files(&unwritten)
+        );
+    }
     ExitCode::from(1)
 }
 
@@ -180,7 +193,7 @@ fn write_replacing<H: cf2::Host>(
                 None => out_dir.write_named(&out, &data),
             };
             if let Err(msg) = written {
-                report.failed = true;
+                report.failure = Some(Failure::Output);
                 report.messages.push(Message::Plain(format!(
                     "{}: error: {msg}\n",
                     file.display()
@@ -191,11 +204,20 @@ fn write_replacing<H: cf2::Host>(
 
 /// What compiling one host printed, kept until the whole batch is done.
 struct HostReport {
-    failed: bool,
+    failure: Option<Failure>,
     messages: Vec<Message>,
     /// An output whose name was in the directory already (its name and bytes): written
     /// after every host has been compiled, unless one of them read the file it replaces.
     replacing: Option<(String, Vec<u8>)>,
+}
+
+/// Where a host's run stopped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Failure {
+    /// Its configuration has an error, or no output of the format can hold it.
+    Compile,
+    /// It compiled, but its output could not be signed or written.
+    Output,
 }
 
 enum Message {
@@ -271,15 +293,17 @@ impl Batch<'_> {
                     .map_err(|e| {
                         let refused =
                             crate::output::refusal(host, &loader, Main::File(file), opts, &e);
-                        diagnostic(&refused)
+                        (Failure::Compile, diagnostic(&refused))
                     })
                     .and_then(|text| {
                         if args.sign {
                             // `-S`: clearsigned with --gpguser.
-                            host.host
-                                .security
-                                .clearsign(text.as_bytes())
-                                .map_err(|e| plain(format!("cannot sign the output: {e}")))
+                            host.host.security.clearsign(text.as_bytes()).map_err(|e| {
+                                (
+                                    Failure::Output,
+                                    plain(format!("cannot sign the output: {e}")),
+                                )
+                            })
                         } else {
                             Ok(text.into_bytes())
                         }
@@ -294,17 +318,17 @@ impl Batch<'_> {
                         out_dir
                             .write_named(&out, &data)
                             .map(|()| None)
-                            .map_err(plain)
+                            .map_err(|m| (Failure::Output, plain(m)))
                     });
-                let (failed, replacing) = match written {
-                    Ok(replacing) => (false, replacing),
-                    Err(message) => {
+                let (failure, replacing) = match written {
+                    Ok(replacing) => (None, replacing),
+                    Err((failure, message)) => {
                         messages.push(message);
-                        (true, None)
+                        (Some(failure), None)
                     }
                 };
                 HostReport {
-                    failed,
+                    failure,
                     messages,
                     replacing,
                 }
@@ -315,7 +339,7 @@ impl Batch<'_> {
                 messages.extend(f.warnings.iter().map(diagnostic));
                 messages.extend(f.errors.iter().map(diagnostic));
                 HostReport {
-                    failed: true,
+                    failure: Some(Failure::Compile),
                     messages,
                     replacing: None,
                 }

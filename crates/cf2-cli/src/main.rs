@@ -100,7 +100,7 @@ pub struct CompileArgs {
     projects: Vec<String>,
 
     /// The function path: directories holding custom function modules (NAME.lua),
-    /// colon-separated, each of which must exist. Repeatable; searched in order, before
+    /// colon-separated (empty entries are skipped), each of which must exist. Repeatable; searched in order, before
     /// CF2_FUNCTION_PATH.
     #[arg(short = 'F', long = "function-path", value_name = "DIR:DIR...")]
     function_path: Vec<String>,
@@ -396,6 +396,21 @@ fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
     Ok(opts)
 }
 
+/// The options given that only matter with `-S`, when it is not given.
+fn signing_options_without_sign(args: &CompileArgs) -> Vec<&'static str> {
+    if args.sign {
+        return Vec::new();
+    }
+    [
+        ("--gpguser", args.gpg_user.is_some()),
+        ("--gpgpass", args.gpg_pass.is_some()),
+        ("--gpgpass-file", args.gpg_pass_file.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(option, given)| given.then_some(option))
+    .collect()
+}
+
 /// gpg and KeePass settings (docs/security.md).
 fn security(args: &CompileArgs) -> Result<cf2::Security, String> {
     let passphrase = match (&args.gpg_pass, &args.gpg_pass_file) {
@@ -431,6 +446,11 @@ fn compile(args: CompileArgs) -> ExitCode {
         Ok(o) => o,
         Err(e) => return usage_error(&e),
     };
+    for option in signing_options_without_sign(&args) {
+        // Not an error: the reference lists these among the options that configure gpg, so
+        // a script may pass them to every compile; but one that meant to sign is told.
+        sayln!("cf2: warning: {option} only applies to signing outputs (-S); it is ignored here");
+    }
     let security = match security(&args) {
         Ok(s) => s,
         Err(e) => {

@@ -163,6 +163,37 @@ fn batch_outputs_are_signed_too() {
         let got = verifier(&ring).verify_signed(&data).unwrap();
         assert_eq!(got.signers[0].fingerprint, signer.fingerprint, "{f}");
     }
+    // A host that does not compile and one whose output cannot be signed are told apart.
+    fs::write(dir.path().join("c.cf2"), "C => $Nope\n").unwrap();
+    let o = cf2(
+        dir.path(),
+        &[
+            "a.cf2",
+            "c.cf2",
+            "--out-dir",
+            "out2",
+            "-S",
+            "--gpghome",
+            &h,
+            "--gpguser",
+            "nobody@org",
+        ],
+        &[],
+    );
+    exit(&o, 1);
+    let e = err(&o);
+    assert!(
+        e.contains("a.cf2: error: cannot sign the output: gpg has no usable secret key"),
+        "{e}"
+    );
+    assert!(
+        e.contains("cf2: 1 of 2 configurations failed to compile: c.cf2"),
+        "{e}"
+    );
+    assert!(
+        e.contains("cf2: 1 of 2 outputs could not be written: a.cf2"),
+        "{e}"
+    );
 }
 
 #[test]

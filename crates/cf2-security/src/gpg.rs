@@ -167,6 +167,16 @@ impl Gpg {
                 ))
                 .hint("--gpghome names the directory holding the keyring (like ~/.gnupg)"));
             }
+        } else if let Some(home) = std::env::var_os("GNUPGHOME").filter(|h| !h.is_empty()) {
+            // Where gpg will look; a missing one would otherwise read as "a key not in the
+            // keyring".
+            if !std::path::Path::new(&home).is_dir() {
+                return Err(HostError::new(format!(
+                    "the gpg home `{}` ($GNUPGHOME) is not a directory",
+                    home.to_string_lossy()
+                ))
+                .hint("$GNUPGHOME names the directory holding the keyring (like ~/.gnupg)"));
+            }
         }
         Ok(())
     }
@@ -361,24 +371,93 @@ impl Gpg {
             .unwrap_or_else(|| "the default key".to_string());
         let has = |k: &str| statuses.iter().any(|s| s.keyword == k);
         let reason = if has("INV_SGNR") || has("NO_SGNR") {
-            format!(
-                "gpg has no usable secret key for {user} in {}",
-                self.keyring_name()
-            )
-        } else if has("BAD_PASSPHRASE") || failed_with(&statuses, "11") {
-            "the pass phrase is wrong".to_string()
-        } else if has("MISSING_PASSPHRASE") || failed_with(&statuses, "67108949") {
-            "the key needs a pass phrase: give --gpgpass-file FILE (or --gpgpass)".to_string()
-        } else if has("KEYEXPIRED") {
-            format!("the key of {user} has expired")
-        } else if has("KEYREVOKED") {
-            format!("the key of {user} has been revoked")
+            // gpg says "unusable secret key" (INV_SGNR 9) for an expired or revoked key
+            // too; its listing tells which.
+            match self.unusable_because(&statuses) {
+                Some(KeyState::Expired) => format!("the key of {user} has expired"),
+                Some(KeyState::Revoked) => format!("the key of {user} has been revoked"),
+                None => format!(
+                    "gpg has no usable secret key for {user} in {}",
+                    self.keyring_name()
+                ),
+            }
         } else {
-            let said = last_line(&err);
-            format!("gpg could not sign ({said})")
+            sign_failure(&statuses, &user, self.passphrase.is_some())
+                .unwrap_or_else(|| format!("gpg could not sign ({})", last_line(&err)))
         };
         Err(HostError::new(reason))
     }
+}
+
+/// Why a key gpg considered for signing could not be used, when its listing says.
+#[derive(Debug, PartialEq)]
+enum KeyState {
+    Expired,
+    Revoked,
+}
+
+impl Gpg {
+    /// Whether the key gpg considered (`KEY_CONSIDERED FPR FLAGS`, flag 2: every subkey
+    /// expired or revoked) is expired or revoked, by the validity of its `pub` line.
+    fn unusable_because(&self, statuses: &[Status]) -> Option<KeyState> {
+        let fpr = statuses.iter().find_map(|s| {
+            let flags: u32 = s.args.get(1)?.parse().ok()?;
+            (s.keyword == "KEY_CONSIDERED" && flags & 2 != 0).then(|| s.args.first())?
+        })?;
+        if fpr.is_empty() || !fpr.chars().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        let mut cmd = self.command();
+        cmd.args([
+            "--with-colons",
+            "--fixed-list-mode",
+            "--list-keys",
+            "--",
+            fpr,
+        ]);
+        let (out, _) = self.run(cmd, b"").ok()?;
+        key_state(&String::from_utf8_lossy(&out))
+    }
+}
+
+/// The state of the first `pub` key of a `--with-colons` listing, if expired or revoked.
+fn key_state(listing: &str) -> Option<KeyState> {
+    let validity = listing
+        .lines()
+        .find_map(|l| l.strip_prefix("pub:"))?
+        .split(':')
+        .next()?;
+    match validity {
+        "e" => Some(KeyState::Expired),
+        "r" => Some(KeyState::Revoked),
+        _ => None,
+    }
+}
+
+/// The reason a signing failed, from gpg's status lines, when they give one: a wrong or
+/// missing pass phrase, an expired or revoked key. `asked` is whether cf2 gave gpg a pass
+/// phrase.
+fn sign_failure(statuses: &[Status], user: &str, asked: bool) -> Option<String> {
+    let has = |k: &str| statuses.iter().any(|s| s.keyword == k);
+    Some(if has("BAD_PASSPHRASE") || failed_with(statuses, "11") {
+        "the pass phrase is wrong".to_string()
+    } else if has("MISSING_PASSPHRASE") || failed_with(statuses, "67108949") {
+        "the key needs a pass phrase: give --gpgpass-file FILE (or --gpgpass)".to_string()
+    } else if !asked && failed_with(statuses, "32870") {
+        // ENOTTY: gpg-agent tried to ask for the pass phrase, and there is no terminal.
+        format!(
+            "the key of {user} needs a pass phrase, and gpg has no terminal to ask for it on: \
+             give --gpgpass-file FILE (or --gpgpass)"
+        )
+    } else if !asked && failed_with(statuses, "99") {
+        "asking for the pass phrase was cancelled".to_string()
+    } else if has("KEYEXPIRED") {
+        format!("the key of {user} has expired")
+    } else if has("KEYREVOKED") {
+        format!("the key of {user} has been revoked")
+    } else {
+        return None;
+    })
 }
 
 /// `FAILURE`/`ERROR` status with an error code ending in `code` (gpg-error codes are
@@ -477,6 +556,37 @@ mod tests {
                 "Colon: Name <c@org>"
             ]
         );
+    }
+
+    #[test]
+    fn signing_failures_from_gpg_status_lines() {
+        // A key with a pass phrase, none given, and no terminal (gpg 2.2, recorded).
+        let no_tty = "[GNUPG:] KEY_CONSIDERED 06FD 2\n[GNUPG:] BEGIN_SIGNING H8\n[GNUPG:] PINENTRY_LAUNCHED 1396 curses 1.2.1 - xterm - - 0/0 -\ngpg: signing failed: Inappropriate ioctl for device\n[GNUPG:] FAILURE sign 83918950\n";
+        let reason = sign_failure(&lines(no_tty), "`pass@org`", false).unwrap();
+        assert!(reason.contains("needs a pass phrase"), "{reason}");
+        assert!(reason.contains("--gpgpass-file"), "{reason}");
+        // Given one, that code is not read as a missing pass phrase.
+        assert_eq!(sign_failure(&lines(no_tty), "`pass@org`", true), None);
+        let cancelled = "[GNUPG:] FAILURE sign 83886179\n";
+        assert!(sign_failure(&lines(cancelled), "k", false)
+            .unwrap()
+            .contains("cancelled"));
+        let wrong = "[GNUPG:] BAD_PASSPHRASE 1234\n[GNUPG:] FAILURE sign 11\n";
+        assert_eq!(
+            sign_failure(&lines(wrong), "k", true).as_deref(),
+            Some("the pass phrase is wrong")
+        );
+    }
+
+    #[test]
+    fn key_states_from_a_colon_listing() {
+        let expired = "tru::1:1\npub:e:255:22:F9A4:1700000000:1700086400::u:::sc::::\nuid:e::::::AB::Old <old@org>::::\n";
+        let revoked = "pub:r:255:22:F640:1700000000:::u:::sc::::\n";
+        let fine = "pub:u:255:22:F640:1700000000:::u:::sc::::\n";
+        assert_eq!(key_state(expired), Some(KeyState::Expired));
+        assert_eq!(key_state(revoked), Some(KeyState::Revoked));
+        assert_eq!(key_state(fine), None);
+        assert_eq!(key_state(""), None);
     }
 
     #[test]

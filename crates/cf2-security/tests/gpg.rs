@@ -210,3 +210,25 @@ fn outputs_are_clearsigned_with_the_chosen_key() {
     assert_eq!(got.signers[0].fingerprint, signer.fingerprint);
     assert_eq!(content(&got), "{\"A\": 1}\n");
 }
+
+#[test]
+fn signing_with_an_expired_or_revoked_key_says_so() {
+    let ring = Keyring::new();
+    let _old = ring.generate_expired("Old", "old@org", 3);
+    let rev = ring.generate("Rev", "rev@org", None);
+    ring.revoke(&rev);
+    let with = |user: &str| {
+        Security::new(Settings {
+            gpg: Gpg {
+                home: Some(ring.home().to_path_buf()),
+                user: Some(user.to_string()),
+                ..Gpg::default()
+            },
+            ..Settings::default()
+        })
+    };
+    let e = with("old@org").clearsign(b"x\n").unwrap_err();
+    assert_eq!(e.message, "the key of `old@org` has expired");
+    let e = with("rev@org").clearsign(b"x\n").unwrap_err();
+    assert_eq!(e.message, "the key of `rev@org` has been revoked");
+}

@@ -837,8 +837,8 @@ impl<'a> Evaluator<'a> {
         v: Val,
         at: Span,
     ) -> R<Val> {
-        let kind = v.kind_phrase();
-        let describe = v.describe();
+        let (kind, describe) =
+            text_kind_for(types, &v).unwrap_or_else(|| (v.kind_phrase().to_string(), v.describe()));
         match fit(types, v) {
             Some(v) => Ok(v),
             None => Err(EvalError::new(
@@ -1048,6 +1048,28 @@ fn unpanicked<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
             .unwrap_or_else(|| "no message".to_string());
         Err(format!("the function panicked: {what}"))
     })
+}
+
+/// For a parameter that takes one kind of text only (`LITERAL` or `STRING`), how an
+/// argument of the other kind is named and shown: "text" and `'x'` for both would hide
+/// the difference the message is about.
+fn text_kind_for(types: ParamType, v: &Val) -> Option<(String, String)> {
+    let literal = types.contains(ParamType::LITERAL);
+    let string = types.contains(ParamType::STRING);
+    if literal == string {
+        return None;
+    }
+    match v {
+        Val::Str(s) => Some((
+            "a string (double-quoted text)".to_string(),
+            format!("the string {}", crate::val::quoted_preview(s, '"')),
+        )),
+        Val::Lit(_) => Some((
+            "a literal (single-quoted or bare text)".to_string(),
+            format!("the literal {}", v.describe()),
+        )),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

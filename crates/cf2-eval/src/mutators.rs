@@ -52,6 +52,24 @@ fn commutative(name: &str) -> Option<bool> {
 
 impl<'a> Evaluator<'a> {
     fn unknown_mutator(&self, name: &str, at: Span) -> EvalError {
+        if crate::functions::STANDARD.contains(&name) {
+            // A standard function that is not a mutation function: saying "unknown" would
+            // send the reader looking for a missing module.
+            return EvalError::new(
+                Diagnostic::error(format!("`{name}` cannot be used as a mutation function"))
+                    .at(at)
+                    .with_label("used here")
+                    .note(format!(
+                        "`{name}` is a standard function; the standard mutation functions are {}",
+                        STANDARD_MUTATORS
+                            .iter()
+                            .map(|m| format!("`{m}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                    .hint(format!("call it as a function instead: `X => {name}(...)`")),
+            );
+        }
         let mut d = Diagnostic::error(format!("unknown mutation function `{name}`"))
             .at(at)
             .with_label("used here");

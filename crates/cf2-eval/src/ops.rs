@@ -317,7 +317,23 @@ impl<'a> Evaluator<'a> {
                         x.checked_div(y)
                     }
                 };
-                result.map(Val::Num).ok_or_else(|| overflow(at))
+                result.map(Val::Num).ok_or_else(|| {
+                    // "Out of range" would tell a secret operand's size.
+                    match [(lv, l_at), (rv, r_at)]
+                        .into_iter()
+                        .find(|(v, _)| matches!(v, Val::Secret(_)))
+                    {
+                        Some((secret, secret_at)) => EvalError::new(
+                            Diagnostic::error(format!(
+                                "`{sym}` failed: the details are not shown, because an operand \
+                                 is a secret"
+                            ))
+                            .at(secret_at)
+                            .with_label(format!("this is {}", secret.describe())),
+                        ),
+                        None => overflow(at),
+                    }
+                })
             }
             BinaryOp::Or | BinaryOp::And => Ok(Val::Undef),
         }

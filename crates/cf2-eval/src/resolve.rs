@@ -41,16 +41,30 @@ const STANDARD_FIELDS: [&str; 5] = ["Notes", "Password", "Title", "URL", "UserNa
 /// What the first line of a clearsigned file (`gpg --clearsign`) is.
 const CLEARSIGN_HEADER: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
 
+/// What the first line of an armoured signed message (`gpg --sign --armor`) is: signed,
+/// but not clearsigned.
+const SIGNED_MESSAGE_HEADER: &[u8] = b"-----BEGIN PGP MESSAGE-----";
+
+/// The UTF-8 byte order mark, which some editors put before the first line.
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+
 /// True if `data` is meant to be a clearsigned file: a line of it is the armour line
 /// `-----BEGIN PGP SIGNED MESSAGE-----` (whether the file is a clean one is the verifier's
-/// business: text around the signed message is refused there, not compiled here).
+/// business: text around the signed message is refused there, not compiled here). A file
+/// whose first line is that line after a byte order mark, or the armour line of a signed
+/// message that is not clearsigned, is meant to be signed too: the verifier says what is
+/// wrong with it, rather than "it has no signature".
 pub fn is_clearsigned(data: &[u8]) -> bool {
-    data.split(|b| *b == b'\n').any(|line| {
+    data.split(|b| *b == b'\n').enumerate().any(|(i, line)| {
         let end = line
             .iter()
             .rposition(|b| !b" \t\r".contains(b))
             .map_or(0, |i| i + 1);
-        &line[..end] == CLEARSIGN_HEADER
+        let line = &line[..end];
+        line == CLEARSIGN_HEADER
+            || (i == 0
+                && (line.strip_prefix(BYTE_ORDER_MARK) == Some(CLEARSIGN_HEADER)
+                    || line.strip_prefix(BYTE_ORDER_MARK).unwrap_or(line) == SIGNED_MESSAGE_HEADER))
     })
 }
 
@@ -84,6 +98,17 @@ impl<'a> Evaluator<'a> {
             .map_err(|e| self.unquoted_path(e, &imp.path, "import"))?;
         let name = match &v {
             Val::Lit(s) | Val::Str(s) => s.to_string(),
+            Val::Secret(_) => {
+                // Which file is read, and the errors that name it, would tell the secret.
+                return Err(EvalError::new(
+                    Diagnostic::error(format!(
+                        "a secret cannot name the file to import, and this is {}",
+                        v.describe()
+                    ))
+                    .at(imp.path.span)
+                    .note("the file read, and any error naming it, would give the secret away"),
+                ));
+            }
             other => {
                 return Err(EvalError::new(
                     Diagnostic::error(format!(
@@ -163,8 +188,33 @@ impl<'a> Evaluator<'a> {
                     .at(at)
                     .hint("name who may sign the file: `import(f, 'user@org')`"),
             )),
-            Some(l) => Ok(l),
+            Some(l) => match l.iter().position(|s| s.trim().is_empty()) {
+                // No key matches it: a blank entry is a mistake (an empty variable), not a
+                // way to name a signer.
+                Some(i) => Err(EvalError::new(
+                    Diagnostic::error(if l.len() == 1 {
+                        "the signer is empty text, which no key matches".to_string()
+                    } else {
+                        format!("signer {i} of the list is empty text, which no key matches")
+                    })
+                    .at(at)
+                    .hint("name who may sign the file: `import(f, 'user@org')`"),
+                )),
+                None => Ok(l),
+            },
             None => {
+                if let Some(what) = secret_in(v) {
+                    return Err(EvalError::new(
+                        Diagnostic::error(format!(
+                            "a secret cannot name who may sign an import, and {what}"
+                        ))
+                        .at(at)
+                        .note(
+                            "whether a signature is accepted, and the error naming its \
+                             signer, would give the secret away",
+                        ),
+                    ));
+                }
                 // In a list, the element that is not text is the one to name.
                 let culprit = match v {
                     Val::List(l) => l
@@ -1142,6 +1192,18 @@ fn split_project(name: &str) -> Option<(&str, &str)> {
     }
 }
 
+/// Where a signer list holds a secret: "this is ‹…›" for the value itself, "element N is
+/// ‹…›" for an element of a list.
+fn secret_in(v: &Val) -> Option<String> {
+    match v {
+        Val::Secret(_) => Some(format!("this is {}", v.describe())),
+        Val::List(l) => l.items.iter().enumerate().find_map(|(i, x)| {
+            matches!(x, Val::Secret(_)).then(|| format!("element {i} is {}", x.describe()))
+        }),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1205,5 +1267,11 @@ mod tests {
             b"A => '-----BEGIN PGP SIGNED MESSAGE-----'\n"
         ));
         assert!(!is_clearsigned(b""));
+        // Meant to be signed: the verifier says what is wrong.
+        assert!(is_clearsigned(
+            b"\xEF\xBB\xBF-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n"
+        ));
+        assert!(is_clearsigned(b"-----BEGIN PGP MESSAGE-----\n\nowGb\n"));
+        assert!(!is_clearsigned(b"A => 1\n-----BEGIN PGP MESSAGE-----\n"));
     }
 }

@@ -49,6 +49,11 @@ pub fn signed_text(data: &[u8]) -> Result<Vec<u8>, NotClean> {
         if trim_end(line) == BEGIN_MESSAGE.as_bytes() {
             break;
         }
+        let after_mark = line.strip_prefix(b"\xEF\xBB\xBF");
+        if n == 1 && after_mark.map(trim_end) == Some(BEGIN_MESSAGE.as_bytes()) {
+            return bad("a byte order mark (U+FEFF) comes before `-----BEGIN PGP SIGNED MESSAGE-----`: gpg does not write one (an editor added it), so remove it");
+        }
+        let line = after_mark.unwrap_or(line);
         // `gpg --sign` writes an OpenPGP message (binary, or armoured with `--armor`):
         // the text is inside it, not beside a signature, so it cannot be read as text.
         if n == 1 && (trim_end(line) == b"-----BEGIN PGP MESSAGE-----" || is_binary_openpgp(data)) {

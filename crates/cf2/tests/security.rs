@@ -570,7 +570,7 @@ fn messages_never_show_a_secret() {
         ),
         (
             "X => import($P.fred.Password)",
-            "needs the name of a file, but this is ‹secret from mydb.kdbx:fred.Password›",
+            "a secret cannot name the file to import, and this is ‹secret from mydb.kdbx:fred.Password›",
         ),
         (
             "X => /${P.fred.Password}(/",

@@ -651,6 +651,24 @@ impl<'a> Evaluator<'a> {
             .to_string()
     }
 
+    /// The resource path as the statement at `site` writes it (`Pkgs` for `Pkgs ~> [a]`
+    /// inside a block or a file imported as a value, whose resource is `Site.Inner.Pkgs`):
+    /// what a hint that rewrites the statement must use, since the full path means
+    /// something else where the statement is.
+    pub(crate) fn written_path(&self, site: Span) -> Option<String> {
+        let text = self.source_text(site);
+        let text = text.trim_start();
+        let text = match text.strip_prefix("private") {
+            Some(rest) if rest.starts_with(char::is_whitespace) => rest.trim_start(),
+            _ => text,
+        };
+        let path: String = text
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '=' && *c != '~')
+            .collect();
+        (!path.is_empty()).then_some(path)
+    }
+
     /// Calls an external function (reference §6.1): checks the arguments against its
     /// prototype, converts them, calls it, and converts the result back.
     pub(crate) fn call_external(

@@ -1384,9 +1384,21 @@ impl<'a> Evaluator<'a> {
                 match (onto.map(|t| ev.def(t).site), site) {
                     (Some(top), below) => {
                         e = if implicit {
+                            // The path as this statement writes it (`Login` of
+                            // `Login.Colour => x`), which is what the hint rewrites.
+                            let written = match onto.map(|t| &ev.def(t).body) {
+                                Some(Body::Implicit { def, next, .. }) => {
+                                    def.path.get(..*next).map(|p| {
+                                        p.iter().map(|i| &*i.name).collect::<Vec<_>>().join(".")
+                                    })
+                                }
+                                _ => None,
+                            }
+                            .filter(|w| !w.is_empty())
+                            .unwrap_or_else(|| path.clone());
                             e.at(top)
                                 .with_label(format!("adds a member to `{path}`, merging onto the value below"))
-                                .hint(format!("assign `{path}` a whole block here (`{path} => {{ ... }}`), or remove the value below"))
+                                .hint(format!("assign `{written}` a whole block here (`{written} => {{ ... }}`), or remove the value below"))
                         } else {
                             e.at(top)
                                 .with_label("`~>` merges onto the value below")
@@ -1400,7 +1412,8 @@ impl<'a> Evaluator<'a> {
                         // `Packages ~> [vim]` means "add to the list": `=>` would drop what
                         // the other files give.
                         let hint = if matches!(v, Val::List(_)) {
-                            format!("to add elements to the list, use `{path} ~(union)> [...]` (or `~(append)>`, which keeps duplicates); `=>` would replace the whole list")
+                            let written = ev.written_path(site).unwrap_or_else(|| path.clone());
+                            format!("to add elements to the list, use `{written} ~(union)> [...]` (or `~(append)>`, which keeps duplicates); `=>` would replace the whole list")
                         } else {
                             "use `=>` to replace the value instead of merging".to_string()
                         };
@@ -1740,7 +1753,12 @@ impl<'a> Evaluator<'a> {
                 // Two whole blocks, no member added apart.
                 format!("the file gives `{path}` a whole block more than once: keep one, or write their members in one block")
             } else if blocks {
-                format!("a block given whole with `=>` cannot also get members elsewhere in its file: write `{path} ~> {{ ... }}` to merge, or put the members in the one block")
+                let written = tops
+                    .iter()
+                    .find(|d| matches!(self.def(**d).op, Op::Assign))
+                    .and_then(|d| self.written_path(self.def(*d).site))
+                    .unwrap_or_else(|| path.to_string());
+                format!("a block given whole with `=>` cannot also get members elsewhere in its file: write `{written} ~> {{ ... }}` to merge, or put the members in the one block")
             } else {
                 "definitions of one resource in one file must agree, or all use the same commutative function such as `~(sum)>`".to_string()
             })

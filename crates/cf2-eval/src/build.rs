@@ -327,7 +327,13 @@ impl<'a> Evaluator<'a> {
                 allowed.and_then(|()| deferred.map_or(Ok(()), Err))
             }
         };
-        if let Err(e) = checked {
+        if let Err(mut e) = checked {
+            // An error in building the block is about the block's resource, not about the
+            // one that first looked into it (and so built it).
+            if e.diag.resource.is_none() {
+                let path = self.block_path(b);
+                e.diag.resource = (!path.is_empty()).then_some(path);
+            }
             self.block_mut(b).state = BlockState::Failed(e.clone());
             return Err(e);
         }
@@ -788,7 +794,7 @@ impl<'a> Evaluator<'a> {
         order: &Order,
         work: &mut Work<'a>,
     ) -> R<()> {
-        match self.resolve_import_expr(imp, src.scope)? {
+        match self.resolve_import_expr(imp, src.scope, Some(b))? {
             Some(crate::resolve::Imported::File(file)) => {
                 self.inline_import(b, src, imp, file, order, work)
             }

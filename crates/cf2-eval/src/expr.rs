@@ -695,7 +695,7 @@ impl<'a> Evaluator<'a> {
     /// `import(...)` as a value: a new block holding the file's resources, whose references
     /// resolve within that block (clarifications §3).
     fn import_value(&mut self, imp: &'a ast::Import, sc: ScopeId) -> R<Val> {
-        let file = match self.resolve_import_expr(imp, sc)? {
+        let file = match self.resolve_import_expr(imp, sc, None)? {
             Some(crate::resolve::Imported::File(f)) => f,
             Some(crate::resolve::Imported::Value(v)) => return Ok(v),
             None => return Ok(Val::Undef),

@@ -88,10 +88,13 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates an import's arguments and loads what it names: a CF2 file (verified when
     /// it is signed) or a KeePass database. Errors name the import.
+    /// `into`: the block an inline import joins, whose path names a database's entries
+    /// (for an import as a value, the resource being evaluated names them).
     pub(crate) fn resolve_import_expr(
         &mut self,
         imp: &'a ast::Import,
         sc: ScopeId,
+        into: Option<BlockId>,
     ) -> R<Option<Imported>> {
         let v = self
             .eval(&imp.path, sc)
@@ -159,7 +162,7 @@ impl<'a> Evaluator<'a> {
                 ));
             }
             return self
-                .keepass_value(&path, imp.span)
+                .keepass_value(&path, imp.span, into)
                 .map(|v| Some(Imported::Value(v)));
         }
         let signers = signers.as_ref().map(|(l, at)| (l.as_slice(), *at));
@@ -423,7 +426,7 @@ impl<'a> Evaluator<'a> {
     // ----- KeePass ------------------------------------------------------------------
 
     /// A KeePass database as a block: one block per entry and per group (reference §5.2).
-    fn keepass_value(&mut self, path: &Path, at: Span) -> R<Val> {
+    fn keepass_value(&mut self, path: &Path, at: Span, into: Option<BlockId>) -> R<Val> {
         let display = self.display_name(path);
         let canonical = self.canonical(path);
         self.refuse_protected(&canonical, || display.clone(), at, true)?;
@@ -443,9 +446,12 @@ impl<'a> Evaluator<'a> {
             }
             EvalError::new(d)
         })?;
-        let base = match self.stack.last() {
-            Some(s) => self.slot_path(*s),
-            None => String::new(),
+        // Imported inline, the entries are members of the block they join, whichever
+        // resource happens to build that block first.
+        let base = match (into, self.stack.last()) {
+            (Some(b), _) => self.block_path(b),
+            (None, Some(s)) => self.slot_path(*s),
+            (None, None) => String::new(),
         };
         // The database is a file of the source graph like any other: imported inline, its
         // entries join the block as a lower source (reference §3.10: the importing block

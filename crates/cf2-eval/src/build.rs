@@ -483,10 +483,9 @@ impl<'a> Evaluator<'a> {
     /// besides. With where it was looked up, if it was; first in text order.
     fn read_of_block(&mut self, sb: BlockId, fb: BlockId, at: Span) -> R<Vec<BlockRead>> {
         let whole = self.inline_whole.get(&sb).copied();
-        // A private member was seen whole by a function, or by an output with `-p`.
-        let private_seen = |ev: &Self, m: SlotId| {
-            !ev.slot(m).private || ev.opts.include_private || whole.is_some_and(|w| w.1)
-        };
+        // A private member is seen whole only by an output with `-p` (a function is not
+        // given private members).
+        let private_seen = |ev: &Self, m: SlotId| !ev.slot(m).private || ev.opts.include_private;
         if whole.is_some() {
             // Given whole, its members were all read, evaluated or not (added inline as
             // definitions, `m($Opt)` with `def m(b) = $b`): those an output would show.
@@ -502,10 +501,7 @@ impl<'a> Evaluator<'a> {
         for (name, m) in &self.block(sb).members {
             if let SlotState::Done(v) = &self.slot(*m).state {
                 // Where it was looked up, else where the block was looked at whole.
-                let span = looked_up
-                    .and_then(|l| l.get(&**name))
-                    .copied()
-                    .or(whole.map(|w| w.0));
+                let span = looked_up.and_then(|l| l.get(&**name)).copied().or(whole);
                 read.push((Rc::from(&**name), Some(v.clone()), span));
             }
         }
@@ -516,7 +512,7 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
-        if let Some((whole_at, _)) = whole {
+        if let Some(whole_at) = whole {
             for (name, m) in self.members(fb, at)? {
                 if !self.block(sb).members.contains_key(&*name) && private_seen(self, m) {
                     read.push((Rc::from(&*name), None, Some(whole_at)));

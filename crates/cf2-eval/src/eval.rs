@@ -93,9 +93,8 @@ pub struct Evaluator<'a> {
     /// The blocks inline statements of a literal got as values (see `inline_deep_reads`).
     pub(crate) inline_seen: HashSet<BlockId>,
     /// Those of them looked at whole (given to a function, output, added inline): which
-    /// members they have was read too. With where it was first looked at whole, and
-    /// whether private members were seen (a function gets them; an output only with `-p`).
-    pub(crate) inline_whole: HashMap<BlockId, (Span, bool)>,
+    /// members they have was read too. With where it was first looked at whole.
+    pub(crate) inline_whole: HashMap<BlockId, Span>,
     /// Resources a custom mutation function left undefined (its `mutate` gave `nil`): the
     /// function and its first top definition, for the message if one reaches the output.
     pub(crate) undefined_by_function: HashMap<SlotId, (String, Span)>,
@@ -709,7 +708,7 @@ impl<'a> Evaluator<'a> {
         // A block an inline statement of a literal got, looked at whole (given to a
         // function, output, its members added inline): all of it was read.
         if !self.inline_seen.is_empty() && self.inline_seen.contains(&b) {
-            self.inline_whole.entry(b).or_insert((at, false));
+            self.inline_whole.entry(b).or_insert(at);
         }
         if let BlockState::Building { .. } = self.block(b).state {
             return Err(EvalError::new(

@@ -967,11 +967,15 @@ impl<'a> Evaluator<'a> {
                 Val::Block(b) => {
                     let mut out = Block::default();
                     let members = self.members(*b, at)?;
-                    // A function gets private members too (see `inline_whole`).
-                    if let Some(whole) = self.inline_whole.get_mut(b) {
-                        whole.1 = true;
-                    }
                     for (name, slot) in members {
+                        // A private member is not given: whatever a function returns is a
+                        // new value, public wherever it is put, so a member it copied
+                        // would be published (`id($D)`, a mutation that merges blocks).
+                        // A function that needs one looks it up by name (`ctx:lookup`),
+                        // as a reference names it (`$D.AdminPw`).
+                        if self.slot(slot).private {
+                            continue;
+                        }
                         let x = self.force(slot)?;
                         if x.is_undef() {
                             continue;

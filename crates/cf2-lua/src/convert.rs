@@ -27,6 +27,7 @@ pub(crate) struct Marks {
     string: Table,
     regex: Table,
     pub(crate) arg: Table,
+    ctx: Table,
     /// `call_eval(eval, dispatch, args)` and `call_mutate(mutate, dispatch, top, lower)`.
     pub(crate) call_eval: mlua::Function,
     pub(crate) call_mutate: mlua::Function,
@@ -45,6 +46,7 @@ impl Marks {
             string: t.raw_get("STRING")?,
             regex: t.raw_get("REGEX")?,
             arg: t.raw_get("ARG")?,
+            ctx: t.raw_get("CTX")?,
             call_eval: t.raw_get("call_eval")?,
             call_mutate: t.raw_get("call_mutate")?,
         })
@@ -158,10 +160,39 @@ impl Marks {
                 };
             }
             if same(&mt, &self.list) {
+                // Marked a list, it must be one: an element past a gap, at 0 or under a
+                // name would otherwise be dropped without a word.
+                let n = t.raw_len();
+                for pair in t.pairs::<mlua::Value, mlua::Value>() {
+                    let (k, _) = pair.map_err(lua_err)?;
+                    let fits = matches!(k, mlua::Value::Integer(i) if i >= 1 && (i as usize) <= n);
+                    if !fits {
+                        let key = match k {
+                            mlua::Value::String(s) => format!("the key `{}`", text(&s)?),
+                            mlua::Value::Integer(i) => format!("the index {i}"),
+                            other => format!("a {} key", other.type_name()),
+                        };
+                        return Err(format!(
+                            "a cf2.list with {key}: a list's elements are at 1..n, with no gap"
+                        ));
+                    }
+                }
                 return self.list(&t, path);
             }
             if same(&mt, &self.block) {
                 return self.block(&t, path, true);
+            }
+            // Handles are valid only during the call; one returned whole is evaluated
+            // before the call ends (the prelude's `call_eval`), one inside a table cannot be.
+            if same(&mt, &self.arg) {
+                return Err(
+                    "a NOEVAL argument's handle inside the result, which is not a value: \
+                            put its value there (`h:eval()`)"
+                        .into(),
+                );
+            }
+            if same(&mt, &self.ctx) {
+                return Err("the call's context (`ctx`), which is not a cf2 value".into());
             }
         }
         // A plain table: a list if its keys are exactly 1..n, a block if they are all text.

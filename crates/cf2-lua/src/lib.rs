@@ -997,9 +997,22 @@ impl Function for LuaModule {
             }
             t.raw_set("n", args.len())?;
             t.raw_set("types", types)?;
-            match &state.eval {
-                Some(f) => state.marks.call_eval.call((f, dispatch, t)),
-                None => Ok(mlua::Value::Nil),
+            let result = match &state.eval {
+                Some(f) => state.marks.call_eval.call((f, dispatch, t))?,
+                None => mlua::Value::Nil,
+            };
+            // Reference §6.1: the result may be "an AST node". A NOEVAL argument's handle
+            // returned as it is gives its value, evaluated while the call's link to the
+            // evaluator is still valid.
+            match &result {
+                mlua::Value::Table(h)
+                    if h.metatable()
+                        .is_some_and(|m| m.to_pointer() == state.marks.arg.to_pointer()) =>
+                {
+                    let eval: mlua::Function = h.get("eval")?;
+                    eval.call(h)
+                }
+                _ => Ok(result),
             }
         })
     }

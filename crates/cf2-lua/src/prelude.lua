@@ -528,6 +528,7 @@ end
 -- How cf2 calls a module's functions: with a new context for the call.
 return {
   ORDER = ORDER, BLOCK = BLOCK, LIST = LIST, STRING = STRING, REGEX = REGEX, ARG = ARG,
+  CTX = CTX,
   call_eval = function(eval, d, args)
     return eval(args, setmetatable({ _d = d }, CTX))
   end,

@@ -1,0 +1,1 @@
+return { proto = { "ANYTYPE|NOEVAL" }, eval = function(args) return { x = args[1] } end }

@@ -1091,15 +1091,16 @@ fn check_unique(
         } else {
             format!("in `{inner}`")
         };
-        return Err(EvalError::new(
-            Diagnostic::error(format!(
-                "the KeePass database `{db}` has two members named `{name}` {place}: {first} and {what}"
-            ))
-            .at(at)
-            .with_label("imported here")
-            .note("characters that cannot be in a resource name become `★`, so different titles can give the same name")
-            .hint("rename one of them in the database"),
-        ));
+        let mut d = Diagnostic::error(format!(
+            "the KeePass database `{db}` has two members named `{name}` {place}: {first} and {what}"
+        ))
+        .at(at)
+        .with_label("imported here");
+        // Only where a character was replaced: two identical titles need no explanation.
+        if name.contains('★') {
+            d = d.note("characters that cannot be in a resource name become `★`, so different titles can give the same name");
+        }
+        return Err(EvalError::new(d.hint("rename one of them in the database")));
     }
     taken.push((name.to_string(), what.to_string()));
     Ok(())

@@ -16,7 +16,7 @@
 use crate::KeePass;
 use cf2_eval::host::{HostError, KeePassEntry, KeePassGroup};
 use keepass::db::GroupRef;
-use keepass::error::{DatabaseKeyError, DatabaseOpenError};
+use keepass::error::{CryptographyError, DatabaseKeyError, DatabaseOpenError};
 use keepass::{Database, DatabaseKey};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -126,7 +126,11 @@ impl KeePass {
 
     fn open_error(&self, e: DatabaseOpenError, source: Source) -> HostError {
         match e {
-            DatabaseOpenError::Key(DatabaseKeyError::IncorrectKey) => {
+            // KDBX 3.1 has no check of the key before its payload is decrypted: a wrong key
+            // shows as the decrypted payload's invalid padding, which a damaged file that
+            // still parsed this far would hardly give.
+            DatabaseOpenError::Key(DatabaseKeyError::IncorrectKey)
+            | DatabaseOpenError::Cryptography(CryptographyError::InvalidPadding(_)) => {
                 let with = match (&self.keyfile, source) {
                     (Some(kf), Source::KeyFileOnly) => format!("the key file `{}`", kf.display()),
                     (Some(kf), s) => {

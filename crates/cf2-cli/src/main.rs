@@ -415,13 +415,14 @@ fn signing_options_without_sign(args: &CompileArgs) -> Vec<&'static str> {
 fn security(args: &CompileArgs) -> Result<cf2::Security, String> {
     let passphrase = match (&args.gpg_pass, &args.gpg_pass_file) {
         (Some(p), _) => Some(p.clone()),
-        (None, Some(file)) => {
+        // Read only to sign: without -S it is ignored (with a warning), not required.
+        (None, Some(file)) if args.sign => {
             let text = std::fs::read_to_string(file).map_err(|e| {
                 format!("cannot read the pass phrase file `{}`: {e}", file.display())
             })?;
             Some(text.lines().next().unwrap_or("").to_string())
         }
-        (None, None) => None,
+        (None, _) => None,
     };
     Ok(cf2::Security::new(cf2::SecuritySettings {
         gpg: cf2::Gpg {
@@ -451,12 +452,11 @@ fn compile(args: CompileArgs) -> ExitCode {
         // a script may pass them to every compile; but one that meant to sign is told.
         sayln!("cf2: warning: {option} only applies to signing outputs (-S); it is ignored here");
     }
+    // What the command line names and cannot be used (a pass phrase file that cannot be
+    // read) is a command-line error, as a missing -F directory is.
     let security = match security(&args) {
         Ok(s) => s,
-        Err(e) => {
-            sayln!("cf2: error: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return usage_error(&e),
     };
     if args.out_dir.is_some() {
         if !args.outputs.is_empty() {

@@ -1548,3 +1548,35 @@ fn batch_trace_includes_failed_hosts() {
     assert!(err.contains("-Deval: bad.cf2\neval: A = 1"), "{err}");
     assert!(err.contains("-Deval: main.cf2\neval: A = 1"), "{err}");
 }
+
+#[test]
+fn an_unreadable_pass_phrase_file_is_a_usage_error_only_when_signing() {
+    let dir = project(SIMPLE);
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "-S", "--gpgpass-file", "missing.txt"],
+    );
+    assert_usage_error(
+        dir.path(),
+        &o,
+        "cannot read the pass phrase file `missing.txt`",
+    );
+    // Without -S it is not read: ignored, with a warning.
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile",
+            "main.cf2",
+            "--gpgpass-file",
+            "missing.txt",
+            "-o",
+            "-.json",
+        ],
+    );
+    assert_exit(&o, 0);
+    assert!(
+        stderr(&o).contains("--gpgpass-file only applies to signing outputs (-S)"),
+        "{}",
+        stderr(&o)
+    );
+}

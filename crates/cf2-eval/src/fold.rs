@@ -1795,6 +1795,18 @@ impl<'a> Evaluator<'a> {
                 diag = diag.also(site, format!("also defined here ({})", op_text(*d)));
             }
         }
+        // One statement met twice, with different values: the two places shown are the
+        // same, so say how that happens.
+        if let [first, rest @ ..] = tops {
+            let site = self.def(*first).site;
+            if !rest.is_empty() && rest.iter().all(|d| self.def(*d).site == site) {
+                diag = diag.note(
+                    "these are one statement reached more than once, with different values: \
+                     in a macro's block called more than once (`f(1)`, `f(2)`), or a function's \
+                     block used inline more than once",
+                );
+            }
+        }
         EvalError::new(diag)
     }
 }

@@ -228,6 +228,37 @@ fn group_numbers_bounded(pattern: &str) -> Result<(), fancy_regex::Error> {
     Ok(())
 }
 
+/// A POSIX class (`[:alpha:]`, `[:^digit:]`) as Perl reads it in a text, which is Unicode
+/// (`XPosixAlpha`: `ж` is alphabetic): a nested class of Unicode properties. The engine's own
+/// POSIX classes are ASCII only, which `\w` beside `[:word:]` would contradict. `None` for a
+/// name Perl does not know (left for the engine to refuse).
+fn posix_class(written: &str) -> Option<String> {
+    let inner = written.strip_prefix("[:")?.strip_suffix(":]")?;
+    let (negated, name) = match inner.strip_prefix('^') {
+        Some(n) => (true, n),
+        None => (false, inner),
+    };
+    let members = match name {
+        "alpha" => r"\p{Alphabetic}",
+        "alnum" => r"\p{Alphabetic}\p{Nd}",
+        "digit" => r"\p{Nd}",
+        "upper" => r"\p{Uppercase}",
+        "lower" => r"\p{Lowercase}",
+        "word" => r"\w",
+        "space" => r"\s",
+        "blank" => r"\p{Zs}\t",
+        // Perl's XPosixPunct: punctuation, and the ASCII symbols.
+        "punct" => r"\p{P}$+<=>^`|~",
+        "cntrl" => r"\p{Cc}",
+        "graph" => r"[^\s\p{Cc}\p{Cn}\p{Cs}]",
+        "print" => r"[^\s\p{Cc}\p{Cn}\p{Cs}]\p{Zs}",
+        "xdigit" => r"0-9A-Fa-f\x{FF10}-\x{FF19}\x{FF21}-\x{FF26}\x{FF41}-\x{FF46}",
+        "ascii" => r"\x00-\x7F",
+        _ => return None,
+    };
+    Some(format!("[{}{members}]", if negated { "^" } else { "" }))
+}
+
 /// A Perl pattern (reference §3.1: "the full Perl regular expression syntax") in the
 /// engine's syntax, where the two differ in meaning or the engine lacks the form:
 /// - `$` (not escaped, not in a character class) becomes what `dollar` says: Perl's, which
@@ -248,7 +279,7 @@ fn perl_to_engine(
     pattern: &str,
     dollar: Dollar,
 ) -> Result<std::borrow::Cow<'_, str>, fancy_regex::Error> {
-    if !pattern.contains(['$', '\\', '{']) && !pattern.contains("(?^") {
+    if !pattern.contains(['$', '\\', '{']) && !pattern.contains("(?^") && !pattern.contains("[:") {
         return Ok(std::borrow::Cow::Borrowed(pattern));
     }
     // The first Perl form the engine cannot express, as written.
@@ -275,15 +306,19 @@ fn perl_to_engine(
                 escape_to_engine(n, &mut chars, class > 0, groups, &mut out, &mut unsupported);
             }
             '[' if class > 0 && chars.peek() == Some(&':') => {
-                // A POSIX class `[:alpha:]`: copy it through its `:]`.
-                out.push(c);
+                // A POSIX class `[:alpha:]`, through its `:]`.
+                let mut written = String::from("[");
                 let mut prev = c;
                 for n in chars.by_ref() {
-                    out.push(n);
+                    written.push(n);
                     if prev == ':' && n == ']' {
                         break;
                     }
                     prev = n;
+                }
+                match posix_class(&written) {
+                    Some(unicode) => out.push_str(&unicode),
+                    None => out.push_str(&written),
                 }
             }
             '[' => {

@@ -310,6 +310,7 @@ impl<'a> Evaluator<'a> {
             );
         }
         let mut declared = false;
+        let mut match_note = false;
         let mut d = Diagnostic::error(format!(
             "`{path}` is undefined: no definition gives it a value"
         ))
@@ -326,7 +327,18 @@ impl<'a> Evaluator<'a> {
                     declared = true;
                     "declared undefined with `?` here".to_string()
                 }
-                Some(ExprKind::If(_)) => "this `if` gives no value".to_string(),
+                Some(ExprKind::If(i)) => {
+                    // `match(n)` of a group that took no part is undefined, though the
+                    // branch was taken: say so rather than suggest the condition failed.
+                    let is_match = |e: &cf2_syntax::ast::Expr| matches!(&e.kind, ExprKind::Call(c) if c.name.name.eq_ignore_ascii_case("match"));
+                    if is_match(&i.then) || i.otherwise.as_deref().is_some_and(is_match) {
+                        match_note = true;
+                    }
+                    match i.otherwise {
+                        None => "this `if` gives no value: its condition is false and it has no `else`, or its branch gives none".to_string(),
+                        Some(_) => "this `if` gives no value: the branch taken gives none".to_string(),
+                    }
+                }
                 // Name what is referred to, so that it can be looked up.
                 Some(ExprKind::Ref(id)) => format!("`${}` has no value", id.name),
                 Some(ExprKind::Select(..)) => {
@@ -340,6 +352,9 @@ impl<'a> Evaluator<'a> {
             } else {
                 d = d.also(def.site, what);
             }
+        }
+        if match_note {
+            d = d.note("`match(n)` is undefined where group n took no part in the match (an optional group, or one in an alternative not taken)");
         }
         if declared {
             d = d.hint(format!(

@@ -133,35 +133,39 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
         b.finish_and_clear();
     }
     say!("{}", merge(&args.files, &reports));
-    let failed = |stage: Failure| -> Vec<&Path> {
-        args.files
+    let plural = if args.files.len() == 1 { "" } else { "s" };
+    let mut failed_any = false;
+    // Compiled but not signed or written is not a failed compile: the host's own message
+    // above says what failed.
+    for (stage, what) in [
+        (
+            Failure::Compile,
+            format!("configuration{plural} failed to compile"),
+        ),
+        (
+            Failure::Output,
+            format!("output{plural} could not be written"),
+        ),
+    ] {
+        let failed: Vec<&Path> = args
+            .files
             .iter()
             .zip(&reports)
             .filter(|(_, r)| r.failure == Some(stage))
             .map(|(f, _)| f.as_path())
-            .collect()
-    };
-    let (uncompiled, unwritten) = (failed(Failure::Compile), failed(Failure::Output));
-    if uncompiled.is_empty() && unwritten.is_empty() {
+            .collect();
+        if !failed.is_empty() {
+            failed_any = true;
+            sayln!(
+                "cf2: {} of {} {what}: {}",
+                failed.len(),
+                args.files.len(),
+                list_files(&failed)
+            );
+        }
+    }
+    if !failed_any {
         return ExitCode::SUCCESS;
-    }
-    let of = |n: usize| format!("{n} of {}", args.files.len());
-    if !uncompiled.is_empty() {
-        sayln!(
-            "cf2: {} configuration{} failed to compile: {}",
-            of(uncompiled.len()),
-            if args.files.len() == 1 { "" } else { "s" },
-            list_files(&uncompiled)
-        );
-    }
-    if !unwritten.is_empty() {
-        // Compiled, but signing or writing the output failed (said above, per host).
-        sayln!(
-            "cf2: {} output{} could not be written: {}",
-            of(unwritten.len()),
-            if args.files.len() == 1 { "" } else { "s" },
-            list_files(&unwritten)
-        );
     }
     ExitCode::from(1)
 }

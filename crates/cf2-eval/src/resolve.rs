@@ -206,10 +206,25 @@ impl<'a> Evaluator<'a> {
                 None => Ok(l),
             },
             None => {
-                if let Some(what) = secret_in(v) {
+                // In a list, the element that is not text is the one to name.
+                let (index, culprit) = match v {
+                    Val::List(l) => l
+                        .items
+                        .iter()
+                        .enumerate()
+                        .find(|(_, x)| x.text().is_none())
+                        .map_or((None, v), |(i, x)| (Some(i), x)),
+                    _ => (None, v),
+                };
+                let what = |shown: String| match index {
+                    Some(i) => format!("element {i} is {shown}"),
+                    None => format!("this is {shown}"),
+                };
+                if matches!(culprit, Val::Secret(_)) {
                     return Err(EvalError::new(
                         Diagnostic::error(format!(
-                            "a secret cannot name who may sign an import, and {what}"
+                            "a secret cannot name who may sign an import, and {}",
+                            what(culprit.describe())
                         ))
                         .at(at)
                         .note(
@@ -218,17 +233,10 @@ impl<'a> Evaluator<'a> {
                         ),
                     ));
                 }
-                // In a list, the element that is not text is the one to name.
-                let culprit = match v {
-                    Val::List(l) => l
-                        .items
-                        .iter()
-                        .enumerate()
-                        .find(|(_, x)| x.text().is_none())
-                        .map(|(i, x)| format!("element {i} is {}", crate::ops::describe_kind(x))),
-                    _ => None,
-                };
-                let what = culprit.unwrap_or_else(|| format!("this is {}", v.describe()));
+                let what = what(match index {
+                    Some(_) => crate::ops::describe_kind(culprit),
+                    None => culprit.describe(),
+                });
                 Err(EvalError::new(
                     Diagnostic::error(format!(
                         "the signers of an import must be text or a list of text, but {what}"
@@ -1196,18 +1204,6 @@ fn split_project(name: &str) -> Option<(&str, &str)> {
         Some((project, path))
     } else {
         None
-    }
-}
-
-/// Where a signer list holds a secret: "this is ‹…›" for the value itself, "element N is
-/// ‹…›" for an element of a list.
-fn secret_in(v: &Val) -> Option<String> {
-    match v {
-        Val::Secret(_) => Some(format!("this is {}", v.describe())),
-        Val::List(l) => l.items.iter().enumerate().find_map(|(i, x)| {
-            matches!(x, Val::Secret(_)).then(|| format!("element {i} is {}", x.describe()))
-        }),
-        _ => None,
     }
 }
 

@@ -33,7 +33,7 @@ pub(crate) struct Marks {
     pub(crate) call_mutate: mlua::Function,
 }
 
-fn same(a: &Table, b: &Table) -> bool {
+pub(crate) fn same(a: &Table, b: &Table) -> bool {
     a.to_pointer() == b.to_pointer()
 }
 

@@ -1007,7 +1007,7 @@ impl Function for LuaModule {
             match &result {
                 mlua::Value::Table(h)
                     if h.metatable()
-                        .is_some_and(|m| m.to_pointer() == state.marks.arg.to_pointer()) =>
+                        .is_some_and(|m| convert::same(&m, &state.marks.arg)) =>
                 {
                     let eval: mlua::Function = h.get("eval")?;
                     eval.call(h)

@@ -298,8 +298,17 @@ impl Gpg {
 
     /// The valid user ids of the key with fingerprint `fpr`.
     pub fn uids(&self, fpr: &str) -> Result<Vec<String>, HostError> {
+        Ok(self
+            .key_listing(fpr)?
+            .map(|listing| colon_uids(&listing))
+            .unwrap_or_default())
+    }
+
+    /// gpg's `--with-colons` listing of the key with fingerprint `fpr` (`None` for
+    /// something that is not a fingerprint: it never reaches gpg's command line).
+    fn key_listing(&self, fpr: &str) -> Result<Option<String>, HostError> {
         if fpr.is_empty() || !fpr.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Ok(Vec::new());
+            return Ok(None);
         }
         let mut cmd = self.command();
         cmd.args([
@@ -312,7 +321,7 @@ impl Gpg {
             fpr,
         ]);
         let (out, _) = self.run(cmd, b"")?;
-        Ok(colon_uids(&String::from_utf8_lossy(&out)))
+        Ok(Some(String::from_utf8_lossy(&out).into_owned()))
     }
 
     /// Clearsigns `text` with `--gpguser` (or gpg's default key), the pass phrase given to
@@ -387,16 +396,7 @@ impl Gpg {
         };
         Err(HostError::new(reason))
     }
-}
 
-/// Why a key gpg considered for signing could not be used, when its listing says.
-#[derive(Debug, PartialEq)]
-enum KeyState {
-    Expired,
-    Revoked,
-}
-
-impl Gpg {
     /// Whether the key gpg considered (`KEY_CONSIDERED FPR FLAGS`, flag 2: every subkey
     /// expired or revoked) is expired or revoked, by the validity of its `pub` line.
     fn unusable_because(&self, statuses: &[Status]) -> Option<KeyState> {
@@ -404,20 +404,15 @@ impl Gpg {
             let flags: u32 = s.args.get(1)?.parse().ok()?;
             (s.keyword == "KEY_CONSIDERED" && flags & 2 != 0).then(|| s.args.first())?
         })?;
-        if fpr.is_empty() || !fpr.chars().all(|c| c.is_ascii_hexdigit()) {
-            return None;
-        }
-        let mut cmd = self.command();
-        cmd.args([
-            "--with-colons",
-            "--fixed-list-mode",
-            "--list-keys",
-            "--",
-            fpr,
-        ]);
-        let (out, _) = self.run(cmd, b"").ok()?;
-        key_state(&String::from_utf8_lossy(&out))
+        key_state(&self.key_listing(fpr).ok()??)
     }
+}
+
+/// Why a key gpg considered for signing could not be used, when its listing says.
+#[derive(Debug, PartialEq)]
+enum KeyState {
+    Expired,
+    Revoked,
 }
 
 /// The state of the first `pub` key of a `--with-colons` listing, if expired or revoked.

@@ -492,7 +492,7 @@ impl<'a> Evaluator<'a> {
                 let Place::Of(owner) = self.block(b).place else {
                     break;
                 };
-                if owner == s {
+                if owner == s || self.agrees_on(s, owner) {
                     return above.iter().all(|x| holders.contains(x)).then_some(b);
                 }
                 holders.push(owner);
@@ -500,6 +500,16 @@ impl<'a> Evaluator<'a> {
             }
         }
         None
+    }
+
+    /// Whether slot `s` is a member of a block that unordered equal blocks agree on,
+    /// standing (among others) for `member` of one of them (`Body::Agreed`): a literal
+    /// being built for `member` is being built for `s` too.
+    fn agrees_on(&self, s: SlotId, member: SlotId) -> bool {
+        self.slot(s)
+            .defs
+            .iter()
+            .any(|d| matches!(self.def(*d).body, Body::Agreed { member: m, .. } if m == member))
     }
 
     fn cycle_error(&self, s: SlotId) -> EvalError {

@@ -21,7 +21,6 @@ use crate::model::*;
 use crate::val::Val;
 use cf2_syntax::{Diagnostic, FileId, Sources, Span};
 use std::cmp::Ordering;
-use std::rc::Rc;
 
 /// The result of folding a set of definitions.
 pub(crate) enum Folded<'a> {
@@ -141,14 +140,15 @@ impl Ranking {
 /// The tops of a fold with their values.
 type TopValues = smallvec::SmallVec<[(DefId, Val); 4]>;
 
-/// What a fold's value is merged into: the values of the `~>` tops of the folds above it
-/// (semantics §6, "What an override hides"). A member those tops assign hides the same
-/// member below, so unordered equal blocks below need not agree on it, and it is never
-/// evaluated for the comparison.
-#[derive(Clone, Copy)]
-pub(crate) enum Above<'v> {
-    Nothing,
-    Merged(&'v [(DefId, Val)], &'v Above<'v>),
+/// What decides how a member of a block merges, beyond its value: unordered equal blocks
+/// must agree on it ([`Evaluator::agreed_block`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct MemberMode {
+    private: bool,
+    /// It has a `~(final)>` definition.
+    fixed: bool,
+    /// It has only `~(default)>` definitions.
+    default: bool,
 }
 
 enum TopKind {
@@ -502,7 +502,7 @@ impl<'a> Evaluator<'a> {
             return Ok(None);
         };
         let givers: Defs = found.iter().map(|(d, _)| *d).collect();
-        let (d, v) = self.kept_among_equal(found, fallback, &[])?;
+        let (d, v) = self.kept_among_equal(found, fallback)?;
         let mut used: Defs = smallvec::smallvec![d];
         used.extend(givers.into_iter().filter(|g| *g != d));
         Ok(Some((v, used)))
@@ -673,21 +673,11 @@ impl<'a> Evaluator<'a> {
 
     /// The one value of unordered tops that assign (`=>`, or `~>` over nothing): they
     /// must all be equal, else it is a conflict (semantics §6); `values` is not empty.
-    fn equal_tops(
-        &mut self,
-        s: SlotId,
-        tops: &[DefId],
-        values: TopValues,
-        above: Above<'_>,
-    ) -> R<(DefId, Val)> {
+    /// Blocks are compared member by member, each when it is needed
+    /// ([`Evaluator::agreed_block`]).
+    fn equal_tops(&mut self, s: SlotId, tops: &[DefId], values: TopValues) -> R<(DefId, Val)> {
         let Some((first_def, first)) = values.first().cloned() else {
             return Err(self.order_error(s, tops));
-        };
-        let hidden = if values.len() > 1 {
-            let hidden = self.hidden_below(above, tops)?;
-            self.hideable_in_all(hidden, &values)
-        } else {
-            Vec::new()
         };
         // The shapes first (kinds, block member names, list lengths), which evaluate
         // nothing, then the values: whether tops of different shapes are reported as a
@@ -698,130 +688,148 @@ impl<'a> Evaluator<'a> {
                 return Err(self.order_error(s, tops));
             }
         }
+        if values.len() > 1 && values.iter().all(|(_, v)| matches!(v, Val::Block(_))) {
+            return self.agreed_block(s, tops, &values);
+        }
         for (d, v) in values.iter().skip(1) {
-            if !self.equal_except(&first, v, self.def(*d).site, &hidden)? {
+            if !self.equal(&first, v, self.def(*d).site)? {
                 return Err(self.order_error(s, tops));
             }
         }
-        self.kept_among_equal(values.into_iter().collect(), (first_def, first), &hidden)
+        self.kept_among_equal(values.into_iter().collect(), (first_def, first))
     }
 
-    /// The members that the `~>` tops above a fold assign (semantics §6, "What an override
-    /// hides"): each is decided there, whatever the blocks `compared` below hold, when the
-    /// top that assigns it outranks every one of them. Only an assignment of a value
-    /// written out (a literal, text, number, list or block), which cannot turn out
-    /// undefined and let the member below show through; written as a member of a block
-    /// (`S ~> { y => 2 }`) or as a path (`S.y => 2`, `S.sub.y => 2`).
-    fn hidden_below(
+    /// The block that unordered blocks with the same member names (`blocks`, two or more)
+    /// agree on, compared lazily (semantics §6, "Equal blocks"): each member holds one
+    /// [`Body::Agreed`] definition per block, all at one priority, so folding the member
+    /// compares the blocks' values of it as unordered `=>`s — only when the member is
+    /// needed. A member a higher definition overrides (a host's `Ntp.Server => $Local`
+    /// over two aspects' equal `Ntp` blocks) is then never evaluated nor compared, however
+    /// the override is written, and an unused private member is never evaluated. It
+    /// stands for the block read first, whose member order it has (clarifications §7).
+    fn agreed_block(
         &mut self,
-        above: Above<'_>,
-        compared: &[DefId],
-    ) -> R<Vec<crate::materialize::HiddenPath>> {
-        let mut hidden = Vec::new();
-        let mut level = above;
-        while let Above::Merged(values, next) = level {
-            for (d, v) in values {
-                let Val::Block(b) = v.plain() else { continue };
-                if !compared.iter().all(|&c| self.rank(*d, c) == Rank::Higher) {
-                    continue;
-                }
-                let at = self.def(*d).site;
-                for (name, slot) in self.members(*b, at)? {
-                    for &md in &self.slot(slot).defs {
-                        let Some(path) = self.assigned_written_path(md) else {
-                            continue;
-                        };
-                        let mut full: Vec<Rc<str>> = vec![Rc::from(&*name)];
-                        full.extend(path);
-                        if !hidden.contains(&full) {
-                            hidden.push(full);
-                        }
-                    }
+        s: SlotId,
+        tops: &[DefId],
+        blocks: &[(DefId, Val)],
+    ) -> R<(DefId, Val)> {
+        let mut distinct: smallvec::SmallVec<[(DefId, BlockId); 4]> = smallvec::SmallVec::new();
+        for (d, v) in blocks {
+            if let Val::Block(b) = v {
+                if !distinct.iter().any(|(_, x)| x == b) {
+                    distinct.push((*d, *b));
                 }
             }
-            level = *next;
         }
-        Ok(hidden)
-    }
-
-    /// Of the `hidden` paths, those whose member is hideable in every one of `values`
-    /// (none of them `private` or `~(final)>` there): a member hidden in some values and
-    /// not others would let the choice among them change the result.
-    fn hideable_in_all(
-        &mut self,
-        hidden: Vec<crate::materialize::HiddenPath>,
-        values: &[(DefId, Val)],
-    ) -> Vec<crate::materialize::HiddenPath> {
-        hidden
-            .into_iter()
-            .filter(|path| {
-                values.iter().all(|(d, v)| {
-                    let at = self.def(*d).site;
-                    self.slot_at_path(v, path, at)
-                        .is_none_or(|slot| self.hideable(slot))
-                })
-            })
-            .collect()
-    }
-
-    /// The resource at `path` inside value `v`, forcing those on the way; `None` where
-    /// there is none, or where one fails (an error the comparison reports where it meets it).
-    fn slot_at_path(&mut self, v: &Val, path: &[Rc<str>], at: Span) -> Option<SlotId> {
-        let (last, through) = path.split_last()?;
-        let mut cur = v.plain().clone();
-        for step in through {
-            let Val::Block(b) = cur else { return None };
-            let slot = self.member(b, step, at).ok()??;
-            cur = self.force(slot).ok()?.plain().clone();
-        }
-        let Val::Block(b) = cur else { return None };
-        self.member(b, last, at).ok()?
-    }
-
-    /// Whether an assignment above decides member `slot` of a value below whatever it
-    /// holds: not if it is `private` (the merged member would be private with one value
-    /// and not with another) or has a `~(final)>`, which decides alone, above any priority.
-    fn hideable(&self, slot: SlotId) -> bool {
-        let slot = self.slot(slot);
-        !slot.private
-            && slot.defs.iter().all(|&d| {
-                let def = self.def(d);
-                !def.private && !def.op.is_func("final")
-            })
-    }
-
-    /// If definition `d` is `=>` of a value written out, which is never undefined: the
-    /// path below its resource that it assigns (empty for the resource itself; `[y]` for
-    /// the block standing for `sub.y` in `S.sub.y => 2`).
-    fn assigned_written_path(&self, d: DefId) -> Option<Vec<Rc<str>>> {
-        use cf2_syntax::ast::{Expr, ExprKind, MutationOp};
-        let written = |e: &Expr| {
-            matches!(
-                e.kind,
-                ExprKind::Literal(_)
-                    | ExprKind::String(_)
-                    | ExprKind::Number(_)
-                    | ExprKind::Bool(_)
-                    | ExprKind::Regex(_)
-                    | ExprKind::List(_)
-                    | ExprKind::Block(_)
-            )
+        let Some(&(first_def, first)) = distinct
+            .iter()
+            .min_by(|x, y| self.def(x.0).order.cmp(&self.def(y.0).order))
+        else {
+            return Err(self.order_error(s, tops));
         };
-        let def = self.def(d);
-        match def.body {
-            Body::Expr(e, _) if matches!(def.op, Op::Assign) && written(e) => Some(Vec::new()),
-            Body::Implicit { def: rd, next, .. } => match rd.mutations.as_slice() {
-                [m] if matches!(m.op, MutationOp::Assign) && written(&m.value) => Some(
-                    rd.path
-                        .get(next..)?
-                        .iter()
-                        .map(|i| Rc::from(&*i.name))
-                        .collect(),
-                ),
-                _ => None,
-            },
-            _ => None,
+        if distinct.len() == 1 {
+            return Ok((first_def, Val::Block(first)));
         }
+        let order = self.members(first, self.def(first_def).site)?;
+        let agreed = self.new_block(Place::Of(s), BlockState::Built);
+        let mut names: NameMap<'a, SlotId> = NameMap::default();
+        // One file for every copy of a member: definitions rank alike only with the same
+        // key and file (`ranking`), and the copies must stay unordered.
+        let file = self.def(first_def).file;
+        for (i, (name, _)) in order.into_iter().enumerate() {
+            let mut copies: smallvec::SmallVec<[(DefId, SlotId); 4]> = smallvec::SmallVec::new();
+            for &(d, b) in &distinct {
+                // Every block has the member: their shapes were compared.
+                if let Some(member) = self.member(b, &name, self.def(d).site)? {
+                    copies.push((d, member));
+                }
+            }
+            // What decides how a member merges (`private`, `~(final)>`, `~(default)>`) is
+            // part of the blocks' shape: which block is taken would change the result.
+            let mode = |ev: &Self, m: SlotId| ev.member_mode(m);
+            if let Some(&(_, one)) = copies.first() {
+                let first_mode = mode(self, one);
+                if let Some(&(_, other)) = copies.iter().find(|(_, m)| mode(self, *m) != first_mode)
+                {
+                    let mut e = self.order_error(s, tops);
+                    let how = |m: MemberMode| match m {
+                        MemberMode { private: true, .. } => "`private`",
+                        MemberMode { fixed: true, .. } => "given with `~(final)>`",
+                        MemberMode { default: true, .. } => "given only with `~(default)>`",
+                        _ => "plain",
+                    };
+                    let differs = [mode(self, one), mode(self, other)]
+                        .into_iter()
+                        .find(|m| how(*m) != "plain")
+                        .map_or("plain", how);
+                    e.diag.notes.push(format!(
+                        "the blocks differ in how member `{name}` is defined: {differs} in one, not in another"
+                    ));
+                    return Err(e);
+                }
+            }
+            let defs: Defs = copies
+                .iter()
+                .map(|&(d, member)| self.agreed_member_def(member, i, d, file))
+                .collect();
+            // Private if it is in any block, as for a merged member.
+            let private = defs.iter().any(|d| self.def(*d).private);
+            let slot = self.push_slot(name.clone(), agreed, defs, private);
+            names.insert(name, slot);
+        }
+        self.block_mut(agreed).members = names;
+        Ok((first_def, Val::Block(agreed)))
+    }
+
+    /// What decides how member `m` of a block merges, beyond its value.
+    fn member_mode(&self, m: SlotId) -> MemberMode {
+        let slot = self.slot(m);
+        let ops = || slot.defs.iter().map(|d| &self.def(*d).op);
+        MemberMode {
+            private: slot.private || slot.defs.iter().any(|d| self.def(*d).private),
+            fixed: ops().any(|op| op.is_func("final")),
+            default: ops().next().is_some() && ops().all(|op| op.is_func("default")),
+        }
+    }
+
+    /// The [`Body::Agreed`] definition standing for member `member` (the `index`th of the
+    /// agreed block) of the block that definition `of` gave: a `=>` of the member's final
+    /// value, shown at the member's first definition; a `~(final)>` if the member has one
+    /// (it decides above any priority, as it would had the block been kept), and a
+    /// `~(default)>` if it has only those (it gives way to any other definition).
+    fn agreed_member_def(
+        &mut self,
+        member: SlotId,
+        index: usize,
+        of: DefId,
+        file: FileId,
+    ) -> DefId {
+        let mode = self.member_mode(member);
+        let slot = self.slot(member);
+        let site = slot
+            .defs
+            .iter()
+            .map(|d| self.def(*d))
+            .min_by(|x, y| x.order.cmp(&y.order))
+            .map_or(self.def(of).site, |def| def.site);
+        let op = slot
+            .defs
+            .iter()
+            .map(|d| &self.def(*d).op)
+            .find(|op| {
+                (mode.fixed && op.is_func("final")) || (mode.default && op.is_func("default"))
+            })
+            .cloned()
+            .unwrap_or(Op::Assign);
+        self.new_def(Def {
+            op,
+            body: Body::Agreed { member, whole: of },
+            prio: Key::new(),
+            order: smallvec::smallvec![index as u32],
+            private: mode.private,
+            site,
+            file,
+        })
     }
 
     /// Of equal values of unordered definitions (`values`, not empty; `fallback` if it is),
@@ -835,7 +843,6 @@ impl<'a> Evaluator<'a> {
         &mut self,
         values: Vec<(DefId, Val)>,
         fallback: (DefId, Val),
-        hidden: &[crate::materialize::HiddenPath],
     ) -> R<(DefId, Val)> {
         let mut values = values.into_iter();
         let Some((mut kept_def, mut kept)) = values.next() else {
@@ -850,7 +857,7 @@ impl<'a> Evaluator<'a> {
             // Of the same forms, the one read first: its blocks, nested ones too, list
             // their members in the order of their first appearance.
             let earlier = self.def(d).order < self.def(kept_def).order;
-            match self.form_cmp_except(&v, &kept, at, hidden)? {
+            match self.form_cmp(&v, &kept, false, at)? {
                 Ordering::Less => (kept_def, kept) = (d, v),
                 Ordering::Equal if earlier => (kept_def, kept) = (d, v),
                 _ => {}
@@ -910,10 +917,10 @@ impl<'a> Evaluator<'a> {
     /// Folds `set` (see the module documentation).
     pub(crate) fn fold_set(&mut self, s: SlotId, set: Defs, out: &mut Outcome) -> R<Folded<'a>> {
         if set.len() <= 1 {
-            return self.fold_ranked(s, set, &Ranking::default(), out, Above::Nothing);
+            return self.fold_ranked(s, set, &Ranking::default(), out);
         }
         let ranking = self.ranking(&set);
-        self.fold_ranked(s, set, &ranking, out, Above::Nothing)
+        self.fold_ranked(s, set, &ranking, out)
     }
 
     /// Folds `set`, a subset of the definitions `ranking` was made for.
@@ -923,7 +930,6 @@ impl<'a> Evaluator<'a> {
         mut set: Defs,
         ranking: &Ranking,
         out: &mut Outcome,
-        above: Above<'_>,
     ) -> R<Folded<'a>> {
         // Values of tops already evaluated: a fold that drops an undefined top looks at
         // the remaining ones again, and must not evaluate them twice (a `warn` would warn
@@ -945,13 +951,22 @@ impl<'a> Evaluator<'a> {
             // (undefined ranks below every other mutation, clarifications §5).
             let mut values = TopValues::new();
             let mut dropped = false;
+            // Every top is evaluated, and where several fail, all are reported in the
+            // order of their places: which top is read first must not decide the error.
+            let mut failed: Option<EvalError> = None;
             for &d in &tops {
                 let v = match self.def_value_once(d, &evaluated) {
                     Ok(v) => v,
                     // Among mixed tops, one that fails counts as defined: the conflict is
                     // the error to report.
                     Err(_) if mixed => continue,
-                    Err(e) => return Err(e),
+                    Err(e) => {
+                        failed = Some(match failed {
+                            Some(earlier) => self.both_errors(earlier, e),
+                            None => e,
+                        });
+                        continue;
+                    }
                 };
                 if v.is_undef() {
                     set.retain(|x| *x != d);
@@ -960,6 +975,9 @@ impl<'a> Evaluator<'a> {
                 } else {
                     values.push((d, v));
                 }
+            }
+            if let Some(e) = failed {
+                return Err(e);
             }
             if dropped {
                 evaluated.extend(values);
@@ -970,7 +988,7 @@ impl<'a> Evaluator<'a> {
                     if values.is_empty() {
                         return Ok(Folded::Undefined);
                     }
-                    let (kept_def, kept) = self.equal_tops(s, &tops, values, above)?;
+                    let (kept_def, kept) = self.equal_tops(s, &tops, values)?;
                     out.rule(if tops.len() > 1 {
                         "assignment (equal unordered values)"
                     } else {
@@ -985,10 +1003,8 @@ impl<'a> Evaluator<'a> {
                     out.used(&tops);
                     // What the fold below used, overrode or skipped is this value's too.
                     let mut below_outcome = out.below();
-                    let merged_into = Above::Merged(&values, &above);
-                    let below = deep(|| {
-                        self.fold_ranked(s, rest.clone(), ranking, &mut below_outcome, merged_into)
-                    })?;
+                    let below =
+                        deep(|| self.fold_ranked(s, rest.clone(), ranking, &mut below_outcome))?;
                     out.absorb_below(below_outcome);
                     // `~>` over nothing is `=>` (clarifications §5): several such tops must
                     // be equal as `=>`s must, unless they are all blocks, which merge alike.
@@ -1000,7 +1016,7 @@ impl<'a> Evaluator<'a> {
                         && !values.is_empty()
                     {
                         out.rule("merge (nothing below: assignment)");
-                        let (d, v) = self.equal_tops(s, &tops, values, above)?;
+                        let (d, v) = self.equal_tops(s, &tops, values)?;
                         return Ok(Folded::Plain(v, Some(d)));
                     }
                     out.rule("merge");
@@ -1015,15 +1031,8 @@ impl<'a> Evaluator<'a> {
                     out.rule(&name);
                     let mut below_outcome = out.below();
                     // A mutation function is given the whole value below.
-                    let below = deep(|| {
-                        self.fold_ranked(
-                            s,
-                            rest.clone(),
-                            ranking,
-                            &mut below_outcome,
-                            Above::Nothing,
-                        )
-                    })?;
+                    let below =
+                        deep(|| self.fold_ranked(s, rest.clone(), ranking, &mut below_outcome))?;
                     out.absorb_below(below_outcome);
                     // The definition the value below came from, for errors about it.
                     // (A value a lower mutation computed has no single definition: the
@@ -1068,7 +1077,7 @@ impl<'a> Evaluator<'a> {
                             .iter()
                             .all(|&d| matches!(self.def(d).op, Op::Assign | Op::Merge)) =>
                 {
-                    let (d, v) = self.equal_tops(s, &tops, values, above)?;
+                    let (d, v) = self.equal_tops(s, &tops, values)?;
                     out.rule("assignment (equal unordered values; `~>` over nothing is `=>`)");
                     out.used(&tops);
                     Ok(Folded::Plain(v, Some(d)))
@@ -1690,12 +1699,59 @@ impl<'a> Evaluator<'a> {
                 Ok(Val::Block(b))
             }
             Body::Value(v) => Ok(v),
-            Body::ValueOf(slot) => self.force(slot),
+            Body::ValueOf(slot) | Body::Agreed { member: slot, .. } => self.force(slot),
         }
+    }
+
+    /// A conflict between the copies of one member of unordered blocks given whole
+    /// ([`Body::Agreed`]): reported as the conflict of the blocks, for the resource that
+    /// was given them (as when they are seen to differ in their member names), with the
+    /// member they differ in shown. `None` unless every top is such a copy.
+    fn agreed_member_conflict(&self, s: SlotId, tops: &[DefId]) -> Option<EvalError> {
+        let whole = |d: &DefId| match self.def(*d).body {
+            Body::Agreed { whole, .. } => Some(whole),
+            _ => None,
+        };
+        let mut wholes: Defs = tops.iter().map(whole).collect::<Option<_>>()?;
+        if wholes.is_empty() {
+            return None;
+        }
+        // Up through nested agreed blocks, to the resource given the blocks.
+        let mut outer = s;
+        for _ in 0..=self.slots.len() {
+            let Place::Of(parent) = self.block(self.slot(outer).parent).place else {
+                return None;
+            };
+            outer = parent;
+            match wholes.iter().map(whole).collect::<Option<Defs>>() {
+                Some(up) if !up.is_empty() => wholes = up,
+                _ => break,
+            }
+        }
+        let mut e = self.order_error(outer, &wholes);
+        let (full, at) = (self.slot_path(s), self.slot_path(outer));
+        let member = full
+            .strip_prefix(&at)
+            .and_then(|m| m.strip_prefix('.'))
+            .unwrap_or(&full)
+            .to_string();
+        for d in tops {
+            e.diag.labels.push(cf2_syntax::diagnostic::Label {
+                span: self.def(*d).site,
+                message: format!("`{member}` here"),
+            });
+        }
+        e.diag.notes.push(format!(
+            "the blocks differ in `{member}`: blocks that unordered definitions give whole must agree on every member that is used"
+        ));
+        Some(e)
     }
 
     /// `cannot determine mutation order`, or, for one source, "defined twice".
     pub(crate) fn order_error(&self, s: SlotId, tops: &[DefId]) -> EvalError {
+        if let Some(e) = self.agreed_member_conflict(s, tops) {
+            return e;
+        }
         if let Some(e) = self.unknown_mutator_among(tops) {
             return e;
         }

@@ -11,7 +11,6 @@ use crate::val::Val;
 use cf2_syntax::ast::ExprKind;
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::{Builder, Sink, TextKind, Value};
-use std::rc::Rc;
 
 /// How many further errors one block reports beside its first: a compile's limit.
 const MORE_ERRORS_PER_BLOCK: usize = crate::MAX_ERRORS - 1;
@@ -372,7 +371,7 @@ impl<'a> Evaluator<'a> {
 
     /// Two errors met together, reported in the order of where they are (file name,
     /// then place), not of which was met first.
-    fn both_errors(&self, a: EvalError, b: EvalError) -> EvalError {
+    pub(crate) fn both_errors(&self, a: EvalError, b: EvalError) -> EvalError {
         let place = |e: &EvalError| e.diag.span.map(|s| self.text_order(s));
         let (mut first, second) = if place(&b) < place(&a) {
             (b, a)
@@ -436,31 +435,12 @@ impl<'a> Evaluator<'a> {
                 }
                 true
             }
-            (Val::Block(x), Val::Block(y)) => self.equal_blocks(*x, *y, at, &[])?,
+            (Val::Block(x), Val::Block(y)) => self.equal_blocks(*x, *y, at)?,
             _ => false,
         })
     }
 
-    /// [`Evaluator::equal`], except that the members at the paths in `hidden` (`[y]` is
-    /// member `y`, `[sub, y]` member `y` of member `sub`) are not compared, nor evaluated:
-    /// their values are decided above, so a difference there cannot show (see
-    /// `fold::Evaluator::hidden_below`).
-    pub(crate) fn equal_except(
-        &mut self,
-        a: &Val,
-        b: &Val,
-        at: Span,
-        hidden: &[HiddenPath],
-    ) -> R<bool> {
-        match (a, b) {
-            (Val::Block(x), Val::Block(y)) if !hidden.is_empty() => {
-                self.equal_blocks(*x, *y, at, hidden)
-            }
-            _ => self.equal(a, b, at),
-        }
-    }
-
-    fn equal_blocks(&mut self, x: BlockId, y: BlockId, at: Span, hidden: &[HiddenPath]) -> R<bool> {
+    fn equal_blocks(&mut self, x: BlockId, y: BlockId, at: Span) -> R<bool> {
         if x == y {
             return Ok(true);
         }
@@ -475,13 +455,10 @@ impl<'a> Evaluator<'a> {
         // whichever member comes first.
         let mut failed = None;
         for (xs, ys) in pairs {
-            let Some(inside) = hidden_inside(hidden, &self.slot(xs).name) else {
-                continue;
-            };
             // Both sides, so that where both fail, both are reported, whichever
             // block was written first.
             let same = match (self.force(xs), self.force(ys)) {
-                (Ok(xv), Ok(yv)) => self.equal_except(&xv, &yv, at, &inside),
+                (Ok(xv), Ok(yv)) => self.equal(&xv, &yv, at),
                 (Err(e), Err(other)) => Err(self.both_errors(e, other)),
                 (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
             };
@@ -513,23 +490,6 @@ impl<'a> Evaluator<'a> {
         at: Span,
     ) -> R<std::cmp::Ordering> {
         self.structural_cmp(a, b, by_form, settle_order, at)
-    }
-
-    /// [`Evaluator::form_cmp`] without `settle_order`, except that the members at the
-    /// paths in `hidden` are not compared, nor evaluated (see [`Evaluator::equal_except`]).
-    pub(crate) fn form_cmp_except(
-        &mut self,
-        a: &Val,
-        b: &Val,
-        at: Span,
-        hidden: &[HiddenPath],
-    ) -> R<std::cmp::Ordering> {
-        match (a, b) {
-            (Val::Block(x), Val::Block(y)) if !hidden.is_empty() => {
-                self.cmp_blocks(*x, *y, by_form, false, at, hidden)
-            }
-            _ => self.form_cmp(a, b, false, at),
-        }
     }
 
     /// An order of values that goes into lists (element by element, then by length) and
@@ -573,14 +533,13 @@ impl<'a> Evaluator<'a> {
                 x.items.len().cmp(&y.items.len())
             }
             (Val::Block(x), Val::Block(y)) => {
-                return self.cmp_blocks(*x, *y, leaf, settle_order, at, &[]);
+                return self.cmp_blocks(*x, *y, leaf, settle_order, at);
             }
             _ => leaf(a, b),
         })
     }
 
-    /// [`Evaluator::structural_cmp`] of two blocks, not comparing the members named in
-    /// `hidden`.
+    /// [`Evaluator::structural_cmp`] of two blocks.
     fn cmp_blocks(
         &mut self,
         x: BlockId,
@@ -588,7 +547,6 @@ impl<'a> Evaluator<'a> {
         leaf: fn(&Val, &Val) -> std::cmp::Ordering,
         settle_order: bool,
         at: Span,
-        hidden: &[HiddenPath],
     ) -> R<std::cmp::Ordering> {
         use std::cmp::Ordering;
         if x == y {
@@ -604,18 +562,10 @@ impl<'a> Evaluator<'a> {
         if names != Ordering::Equal {
             return Ok(names);
         }
-        for ((name, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
-            let Some(inside) = hidden_inside(hidden, name) else {
-                continue;
-            };
+        for ((_, xs), (_, ys)) in xm.iter().zip(ym.iter()) {
             let xv = self.force(*xs)?;
             let yv = self.force(*ys)?;
-            let c = match (&xv, &yv) {
-                (Val::Block(p), Val::Block(q)) if !inside.is_empty() => {
-                    self.cmp_blocks(*p, *q, leaf, settle_order, at, &inside)?
-                }
-                _ => self.structural_cmp(&xv, &yv, leaf, settle_order, at)?,
-            };
+            let c = self.structural_cmp(&xv, &yv, leaf, settle_order, at)?;
             if c != Ordering::Equal {
                 return Ok(c);
             }
@@ -636,28 +586,6 @@ impl<'a> Evaluator<'a> {
 /// Values ordered by their form alone (see [`Evaluator::form_cmp`]).
 fn by_form(a: &Val, b: &Val) -> std::cmp::Ordering {
     crate::val::kind_rank(a).cmp(&crate::val::kind_rank(b))
-}
-
-/// The path of a member whose value is decided above the values compared (see
-/// [`Evaluator::equal_except`]).
-pub(crate) type HiddenPath = Vec<Rc<str>>;
-
-/// The paths hidden inside member `name` (none if no hidden path goes through it); `None`
-/// if the member is hidden whole.
-fn hidden_inside(hidden: &[HiddenPath], name: &str) -> Option<Vec<HiddenPath>> {
-    let mut inside = Vec::new();
-    for path in hidden {
-        match path.split_first() {
-            Some((first, rest)) if **first == *name => {
-                if rest.is_empty() {
-                    return None;
-                }
-                inside.push(rest.to_vec());
-            }
-            _ => {}
-        }
-    }
-    Some(inside)
 }
 
 fn finished(built: Builder, at: Span) -> R<Value> {

@@ -181,6 +181,12 @@ pub enum Body<'a> {
     /// `~(final)>`, `private` or other mutations that made it stay with the resource
     /// they were written for. Evaluated only if the merged member needs it.
     ValueOf(SlotId),
+    /// The value of member `slot` of one of several unordered, equal blocks (`S => {
+    /// ... }` in two aspects): a member of the block they agree on has one such
+    /// definition per block, so that the copies are compared member by member, only
+    /// where a member is needed (`fold::Evaluator::agreed_block`). `whole` is the
+    /// definition that gave the block (for diagnostics).
+    Agreed { member: SlotId, whole: DefId },
 }
 
 #[derive(Clone, Debug)]

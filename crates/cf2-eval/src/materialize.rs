@@ -252,31 +252,22 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Where the element at `path` (indices into nested lists) of resource `s`'s list is
-    /// written, when the list is written out as a literal: by the resource's only
-    /// definition, or, among several (a host's `L => [a, ?]` over an aspect's `L => [a]`),
-    /// by the one definition whose element there is written `?`. A list computed has no
-    /// such place.
+    /// written, when the list is written out as a literal — also as a branch of an `if`
+    /// (`if (c) then [2, ?]`) or selected from a literal list (`[[1, ?]].0`): by the
+    /// resource's only definition, where one place can be it, or, among several places (a
+    /// host's `L => [a, ?]` over an aspect's `L => [a]`, two branches), by the one place
+    /// whose element there is written `?`. A list computed has no such place.
     fn written_element(&self, s: SlotId, path: &[usize]) -> Option<Span> {
-        let element = |def: crate::model::DefId| -> Option<&cf2_syntax::ast::Expr> {
-            let Body::Expr(mut expr, _) = &self.def(def).body else {
-                return None;
-            };
-            for i in path {
-                let ExprKind::List(items) = &expr.kind else {
-                    return None;
-                };
-                expr = items.get(*i)?;
+        let mut places: Vec<&cf2_syntax::ast::Expr> = Vec::new();
+        for d in &self.slot(s).defs {
+            if let Body::Expr(expr, _) = &self.def(*d).body {
+                list_elements_at(expr, path.to_vec(), &mut places);
             }
-            Some(expr)
-        };
-        let defs = &self.slot(s).defs;
-        if let [def] = defs.as_slice() {
-            return element(*def).map(|e| e.span);
         }
-        let mut written = defs
-            .iter()
-            .filter_map(|d| element(*d))
-            .filter(|e| matches!(e.kind, ExprKind::Undef));
+        if let [only] = places.as_slice() {
+            return Some(only.span);
+        }
+        let mut written = places.iter().filter(|e| matches!(e.kind, ExprKind::Undef));
         match (written.next(), written.next()) {
             (Some(only), None) => Some(only.span),
             _ => None,
@@ -592,4 +583,47 @@ fn finished(built: Builder, at: Span) -> R<Value> {
     built.finish().ok_or_else(|| {
         EvalError::new(Diagnostic::error("internal error: a value was left unfinished").at(at))
     })
+}
+
+/// The expressions that can be the element at `path` (indices into nested lists) of the
+/// value `expr` writes: through list literals, both branches of an `if`, and a literal
+/// list selected by a written index. `path` grows by one index per selector walked
+/// through; a deep nest of `then` branches recurses on a grown stack (`deep`).
+fn list_elements_at<'e>(
+    expr: &'e cf2_syntax::ast::Expr,
+    mut path: Vec<usize>,
+    found: &mut Vec<&'e cf2_syntax::ast::Expr>,
+) {
+    use cf2_value::Number;
+    let mut expr = expr;
+    loop {
+        match &expr.kind {
+            _ if path.is_empty() => {
+                found.push(expr);
+                return;
+            }
+            ExprKind::List(items) => {
+                let Some(item) = items.get(path.remove(0)) else {
+                    return;
+                };
+                expr = item;
+            }
+            ExprKind::If(cond) => {
+                deep(|| list_elements_at(&cond.then, path.clone(), found));
+                match &cond.otherwise {
+                    Some(otherwise) => expr = otherwise,
+                    None => return,
+                }
+            }
+            ExprKind::Select(base, selector) => {
+                let ExprKind::Number(Number::Int(i)) = selector.kind else {
+                    return;
+                };
+                let Ok(i) = usize::try_from(i) else { return };
+                path.insert(0, i);
+                expr = base;
+            }
+            _ => return,
+        }
+    }
 }

@@ -311,6 +311,7 @@ fn emit_top(
     sink.begin_block(total);
     for (i, (name, slot)) in members.into_iter().enumerate() {
         if ev.slot(slot).private && !ev.opts.include_private {
+            ev.warn_if_privacy_hides_assignment(slot);
             continue;
         }
         if errors.len() >= MAX_ERRORS {

@@ -145,6 +145,7 @@ impl<'a> Evaluator<'a> {
                 break;
             };
             if self.slot(slot).private && !self.opts.include_private {
+                self.warn_if_privacy_hides_assignment(slot);
                 continue;
             }
             let result = match failed {
@@ -169,6 +170,47 @@ impl<'a> Evaluator<'a> {
         }
         sink.end_block();
         Ok(())
+    }
+
+    /// A member left out of the output as private only because a value `~>` merged into
+    /// it was private where it came from (a delegate's `private Users.root`, merged by
+    /// `RootUsers ~> $D.Users`), while its own block assigns it a value (`RootUsers.root
+    /// => 0`): the privacy travels with the value (security.md §2), so that value is
+    /// hidden too, which the importer did not write and may not expect. Warned once.
+    pub(crate) fn warn_if_privacy_hides_assignment(&mut self, s: SlotId) {
+        let defs = &self.slot(s).defs;
+        let Some(carried) = defs
+            .iter()
+            .map(|d| self.def(*d))
+            .find(|def| def.private && matches!(def.body, Body::ValueOf(_)))
+        else {
+            return;
+        };
+        let Some(own) = defs.iter().map(|d| self.def(*d)).find(|def| {
+            !def.private
+                && match def.body {
+                    Body::Expr(e, _) => !matches!(e.kind, ExprKind::Undef),
+                    Body::Implicit { .. } => true,
+                    _ => false,
+                }
+        }) else {
+            return;
+        };
+        let path = self.slot_path(s);
+        let (own_site, own_file) = (own.site, self.loader_name(own.file));
+        let (carried_site, carried_file) = (carried.site, self.loader_name(carried.file));
+        self.warn_once(
+            Diagnostic::warning(format!(
+                "`{path}` is not output: it is private in {carried_file}, and the privacy came with the value merged into it, hiding the value {own_file} assigns"
+            ))
+            .resource(path.clone())
+            .at(own_site)
+            .with_label("this value is not output")
+            .also(carried_site, "made private here, and merged by value with `~>`")
+            .hint(format!(
+                "instead of merging the whole block with `~>`, assign its other members one by one, so that `{path}` is not merged from there; `-p` shows private resources"
+            )),
+        );
     }
 
     /// A value output too deep, at `at`: named by the resource whose output it is (a chain

@@ -263,6 +263,14 @@ pub trait CallContext {
     /// it for one compile: in a batch one thread compiles host after host, and what one
     /// host's calls left behind must not reach the next host's values.
     fn compile(&self) -> CompileId;
+    /// Counts `steps` of work the function did against the compile's budget of evaluation
+    /// steps (`Options::max_steps`), which bounds the whole compile: each call may be
+    /// bounded on its own, but a configuration can make many calls. `Err` (the message
+    /// to fail the call with) once the budget is spent.
+    fn charge(&mut self, steps: u64) -> Result<(), String> {
+        let _ = steps;
+        Ok(())
+    }
 }
 
 /// One compile, distinct from every other compile of the process.
@@ -600,6 +608,17 @@ impl CallContext for Cx<'_, '_> {
 
     fn compile(&self) -> CompileId {
         self.ev.compile
+    }
+
+    fn charge(&mut self, steps: u64) -> Result<(), String> {
+        self.ev.steps = self.ev.steps.saturating_add(steps);
+        if self.ev.steps > self.ev.max_steps {
+            return Err(format!(
+                "the compile needs more than {} evaluation steps, counting the work of custom functions",
+                self.ev.max_steps
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -42,6 +42,12 @@ const PRELUDE: &str = include_str!("prelude.lua");
 /// How often (in Lua instructions) the instruction count is checked.
 const HOOK_STEP: u32 = 1000;
 
+/// Lua instructions that count as one step of the compile's evaluation budget
+/// (`CallContext::charge`): each call is bounded by [`Limits::instructions`], and all of a
+/// compile's calls together by that budget (50,000,000 steps: a billion instructions, a
+/// few seconds), so that a configuration making many calls cannot run for hours.
+const INSTRUCTIONS_PER_STEP: u64 = 20;
+
 /// The limits of the sandbox.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -533,7 +539,16 @@ impl LuaModule {
             // The evaluator's own message, so that it reports its error as is.
             return Err(failure);
         }
-        result.map_err(|e| self.message(&state, &e))
+        let result = result.map_err(|e| self.message(&state, &e))?;
+        // The outermost call charges what it ran, nested calls through `ctx:lookup`
+        // included (they count in the same budget).
+        if state.budget.depth.load(Ordering::SeqCst) == 1 {
+            let used = state.budget.used.load(Ordering::SeqCst);
+            cx.into_inner()
+                .charge(used / INSTRUCTIONS_PER_STEP)
+                .map_err(|e| format!("{}: {e}", self.display))?;
+        }
+        Ok(result)
     }
 
     /// A Lua error as a message for the compile's diagnostic.

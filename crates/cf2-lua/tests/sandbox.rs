@@ -85,6 +85,39 @@ fn the_limit_is_per_call() {
 }
 
 #[test]
+fn all_calls_together_are_bounded_by_the_compile_budget() {
+    // Each call is within its own limit, but a configuration can make very many calls
+    // (macros calling macros double them at each level): together they count against
+    // the compile's budget of evaluation steps, one step per 20 Lua instructions.
+    let module = call("local n = 0\nfor i = 1, 100000 do n = n + i end\nreturn n");
+    let mut text = String::new();
+    for i in 0..20 {
+        text.push_str(&format!("X{i} => f()\n"));
+    }
+    let s = setup()
+        .limits(small())
+        .module("f.lua", &module)
+        .file("main.cf2", &text);
+    let mut compiler = s.compiler();
+    compiler.options_mut().max_steps = Some(200_000);
+    let e = match compiler.compile_file("main.cf2") {
+        Ok(_) => panic!("the compile succeeded"),
+        Err(e) => e.render(false),
+    };
+    has(
+        &e,
+        &[
+            "`f` failed: ",
+            "f.lua: the compile needs more than 200000 evaluation steps, counting the work of custom functions",
+        ],
+    );
+    // The same calls within a budget that holds them all.
+    let mut compiler = s.compiler();
+    compiler.options_mut().max_steps = Some(5_000_000);
+    assert!(compiler.compile_file("main.cf2").is_ok());
+}
+
+#[test]
 fn a_loop_while_loading_is_stopped() {
     let s = setup()
         .limits(small())

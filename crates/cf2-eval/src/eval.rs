@@ -76,6 +76,10 @@ pub struct Evaluator<'a> {
     /// Members of a literal that its inline statements read while it was built, by block
     /// (only literals made for a resource, which a `~>` may merge).
     pub(crate) inline_reads: HashMap<BlockId, Vec<(Rc<str>, Span)>>,
+    /// The literals a block agreed on by unordered blocks stands for
+    /// (`fold::Evaluator::agreed_block`): where that block is merged, their reads are
+    /// checked against the merged block as its own literal's are.
+    pub(crate) agreed_literals: HashMap<BlockId, Vec<BlockId>>,
     /// Members of merged blocks whose final value must equal what an inline statement of
     /// a merged literal read: the literal's member, and where it was read
     /// (`Evaluator::check_inline_reads_against_merge`).
@@ -193,6 +197,7 @@ impl<'a> Evaluator<'a> {
             value_imports: Vec::new(),
             merged_into: HashMap::default(),
             inline_reads: HashMap::default(),
+            agreed_literals: HashMap::default(),
             inline_read_checks: HashMap::default(),
             inline_running: Vec::new(),
             building: Vec::new(),
@@ -505,7 +510,7 @@ impl<'a> Evaluator<'a> {
     /// Whether slot `s` is a member of a block that unordered equal blocks agree on,
     /// standing (among others) for `member` of one of them (`Body::Agreed`): a literal
     /// being built for `member` is being built for `s` too.
-    fn agrees_on(&self, s: SlotId, member: SlotId) -> bool {
+    pub(crate) fn agrees_on(&self, s: SlotId, member: SlotId) -> bool {
         self.slot(s)
             .defs
             .iter()
@@ -514,11 +519,18 @@ impl<'a> Evaluator<'a> {
 
     fn cycle_error(&self, s: SlotId) -> EvalError {
         let start = self.stack.iter().position(|x| *x == s).unwrap_or(0);
-        let mut names: Vec<String> = self.stack[start..]
-            .iter()
-            .map(|x| self.slot_path(*x))
-            .collect();
-        names.push(self.slot_path(s));
+        // A member of blocks agreed on is evaluated through its copy in one of them, a
+        // slot of the same path: one step of the cycle.
+        let mut names: Vec<String> = Vec::new();
+        let mut prev: Option<SlotId> = None;
+        for &x in self.stack[start..].iter().chain(std::iter::once(&s)) {
+            let name = self.slot_path(x);
+            if prev.is_some_and(|p| p != x) && names.last() == Some(&name) {
+                continue;
+            }
+            names.push(name);
+            prev = Some(x);
+        }
         // A long cycle is shown by its ends: every resource on it keeps a copy of this
         // error, so its size must not grow with the cycle.
         const SHOWN: usize = 6;
@@ -533,6 +545,7 @@ impl<'a> Evaluator<'a> {
         let mut d = Diagnostic::error(format!("`{path}` depends on itself: {}", names.join(" → ")))
             .resource(path.clone());
         let mut first = true;
+        let mut shown: Vec<Span> = Vec::new();
         for (i, x) in self.stack.iter().enumerate().skip(start).take(SHOWN) {
             // The definition of that resource whose evaluation led on, else its first.
             let depth = i + 1;
@@ -545,6 +558,10 @@ impl<'a> Evaluator<'a> {
                 .map(|(_, def)| *def);
             if let Some(def) = on_cycle.or_else(|| self.slot(*x).defs.first().copied()) {
                 let site = self.def(def).site;
+                if shown.contains(&site) {
+                    continue;
+                }
+                shown.push(site);
                 if first {
                     d = d.at(site).with_label("the cycle starts here");
                     first = false;

@@ -474,13 +474,39 @@ impl<'a> Evaluator<'a> {
         let mut found: Vec<(DefId, Val)> = Vec::new();
         for &d in defs {
             let v = self.def_value(d)?;
-            if v.is_undef() {
-                continue;
+            if !v.is_undef() {
+                found.push((d, v));
             }
-            if let Some((fd, first)) = found.first() {
+        }
+        // Blocks with the same member names are agreed on member by member, when needed,
+        // as unordered `=>` blocks are.
+        if found.len() > 1 && found.iter().all(|(_, v)| matches!(v, Val::Block(_))) {
+            let givers: Defs = found.iter().map(|(d, _)| *d).collect();
+            let (first, v) = found.swap_remove(0);
+            let mut same = true;
+            for (d, other) in &found {
+                same &= self.same_shape(&v, other, self.def(*d).site)?;
+            }
+            if same {
+                found.insert(0, (first, v));
+                let values: TopValues = found.into_iter().collect();
+                let (d, v) = self.agreed_block(s, &givers, &values)?;
+                let mut used: Defs = smallvec::smallvec![d];
+                used.extend(givers.into_iter().filter(|g| *g != d));
+                return Ok(Some((v, used)));
+            }
+            found.insert(0, (first, v));
+        }
+        let mut compared: Vec<(DefId, Val)> = Vec::new();
+        for (d, v) in found {
+            if let Some((fd, first)) = compared.first() {
                 let (fd, first) = (*fd, first.clone());
                 let at = self.def(d).site;
                 if !self.equal(&first, &v, at)? {
+                    // Copies of a member of unordered blocks: the blocks' conflict.
+                    if let Some(e) = self.agreed_member_conflict(s, &[fd, d]) {
+                        return Err(e);
+                    }
                     let path = self.slot_path(s);
                     return Err(EvalError::new(
                         Diagnostic::error(format!(
@@ -496,8 +522,9 @@ impl<'a> Evaluator<'a> {
                     ));
                 }
             }
-            found.push((d, v));
+            compared.push((d, v));
         }
+        let found = compared;
         let Some(fallback) = found.first().cloned() else {
             return Ok(None);
         };
@@ -682,7 +709,23 @@ impl<'a> Evaluator<'a> {
         // The shapes first (kinds, block member names, list lengths), which evaluate
         // nothing, then the values: whether tops of different shapes are reported as a
         // conflict, or as the error of a member compared first, must not depend on the
-        // order they were written in.
+        // order they were written in. Blocks that fail to be built are all reported.
+        if values.len() > 1 {
+            let mut failed: Option<EvalError> = None;
+            for (d, v) in &values {
+                if let Val::Block(b) = v.plain() {
+                    if let Err(e) = self.member_count(*b, self.def(*d).site) {
+                        failed = Some(match failed {
+                            Some(earlier) => self.both_errors(earlier, e),
+                            None => e,
+                        });
+                    }
+                }
+            }
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
         for (d, v) in values.iter().skip(1) {
             if !self.same_shape(&first, v, self.def(*d).site)? {
                 return Err(self.order_error(s, tops));
@@ -713,21 +756,22 @@ impl<'a> Evaluator<'a> {
         tops: &[DefId],
         blocks: &[(DefId, Val)],
     ) -> R<(DefId, Val)> {
-        let mut distinct: smallvec::SmallVec<[(DefId, BlockId); 4]> = smallvec::SmallVec::new();
-        for (d, v) in blocks {
-            if let Val::Block(b) = v {
-                if !distinct.iter().any(|(_, x)| x == b) {
-                    distinct.push((*d, *b));
-                }
-            }
-        }
-        let Some(&(first_def, first)) = distinct
+        // Every top has its copies, also where several give one block (`S => $D` in two
+        // files): a conflict names every file involved.
+        let copies_of: smallvec::SmallVec<[(DefId, BlockId); 4]> = blocks
+            .iter()
+            .filter_map(|(d, v)| match v {
+                Val::Block(b) => Some((*d, *b)),
+                _ => None,
+            })
+            .collect();
+        let Some(&(first_def, first)) = copies_of
             .iter()
             .min_by(|x, y| self.def(x.0).order.cmp(&self.def(y.0).order))
         else {
             return Err(self.order_error(s, tops));
         };
-        if distinct.len() == 1 {
+        if copies_of.iter().all(|(_, b)| *b == first) {
             return Ok((first_def, Val::Block(first)));
         }
         let order = self.members(first, self.def(first_def).site)?;
@@ -736,59 +780,119 @@ impl<'a> Evaluator<'a> {
         // One file for every copy of a member: definitions rank alike only with the same
         // key and file (`ranking`), and the copies must stay unordered.
         let file = self.def(first_def).file;
+        // A block written for this resource gives its members with their `~(final)>` and
+        // `~(default)>`; another resource's block, or a file imported as a value, by their
+        // final values, as a merge takes it (`merge_by_value`).
+        let written: smallvec::SmallVec<[bool; 4]> = copies_of
+            .iter()
+            .map(|&(_, b)| self.written_for(b, s))
+            .collect();
         for (i, (name, _)) in order.into_iter().enumerate() {
-            let mut copies: smallvec::SmallVec<[(DefId, SlotId); 4]> = smallvec::SmallVec::new();
-            for &(d, b) in &distinct {
+            let mut copies: smallvec::SmallVec<[(DefId, SlotId, MemberMode); 4]> =
+                smallvec::SmallVec::new();
+            for (&(d, b), &written) in copies_of.iter().zip(&written) {
                 // Every block has the member: their shapes were compared.
                 if let Some(member) = self.member(b, &name, self.def(d).site)? {
-                    copies.push((d, member));
+                    copies.push((d, member, self.member_mode(member, written)));
                 }
             }
-            // What decides how a member merges (`private`, `~(final)>`, `~(default)>`) is
-            // part of the blocks' shape: which block is taken would change the result.
-            let mode = |ev: &Self, m: SlotId| ev.member_mode(m);
-            if let Some(&(_, one)) = copies.first() {
-                let first_mode = mode(self, one);
-                if let Some(&(_, other)) = copies.iter().find(|(_, m)| mode(self, *m) != first_mode)
-                {
-                    let mut e = self.order_error(s, tops);
-                    let how = |m: MemberMode| match m {
-                        MemberMode { private: true, .. } => "`private`",
-                        MemberMode { fixed: true, .. } => "given with `~(final)>`",
-                        MemberMode { default: true, .. } => "given only with `~(default)>`",
-                        _ => "plain",
-                    };
-                    let differs = [mode(self, one), mode(self, other)]
-                        .into_iter()
-                        .find(|m| how(*m) != "plain")
-                        .map_or("plain", how);
-                    e.diag.notes.push(format!(
-                        "the blocks differ in how member `{name}` is defined: {differs} in one, not in another"
-                    ));
-                    return Err(e);
+            // How a member merges (`private`, `~(final)>`, `~(default)>`) is part of the
+            // blocks' shape: which block is taken would change the result.
+            if let Some(&(_, _, one)) = copies.first() {
+                if let Some(&(_, _, other)) = copies.iter().find(|c| c.2 != one) {
+                    return Err(self.mode_conflict(s, tops, &name, one, other));
                 }
             }
             let defs: Defs = copies
                 .iter()
-                .map(|&(d, member)| self.agreed_member_def(member, i, d, file))
+                .map(|&(d, member, mode)| self.agreed_member_def(member, mode, i, d, file))
                 .collect();
             // Private if it is in any block, as for a merged member.
             let private = defs.iter().any(|d| self.def(*d).private);
             let slot = self.push_slot(name.clone(), agreed, defs, private);
             names.insert(name, slot);
         }
+        // What the literals' inline statements read is checked against the members agreed
+        // on (a copy `?` where another gives a value), and against the block they end up
+        // merged into (a host's `S.t => false`), as for a literal merged directly
+        // (`merged_block`, semantics §3); files imported into them see the final block.
+        for (&(_, b), &written) in copies_of.iter().zip(&written) {
+            if !written || self.merged_into.contains_key(&b) {
+                continue;
+            }
+            self.merged_into.insert(b, agreed);
+            let Some(reads) = self.inline_reads.get(&b).cloned() else {
+                continue;
+            };
+            for (name, at) in &reads {
+                let own = self.block(b).members.get(&**name).copied();
+                if let Some(&merged) = names.get(&**name) {
+                    self.inline_read_checks
+                        .entry(merged)
+                        .or_default()
+                        .push((own, *at));
+                }
+            }
+            self.agreed_literals.entry(agreed).or_default().push(b);
+        }
         self.block_mut(agreed).members = names;
         Ok((first_def, Val::Block(agreed)))
     }
 
-    /// What decides how member `m` of a block merges, beyond its value.
-    fn member_mode(&self, m: SlotId) -> MemberMode {
+    /// Whether block `b` was written for resource `s` (its literal, or one of the blocks
+    /// agreed on for it), rather than being another resource's value or a file imported as
+    /// a value.
+    fn written_for(&self, b: BlockId, s: SlotId) -> bool {
+        matches!(self.block(b).place, Place::Of(owner) if owner == s || self.agrees_on(s, owner))
+            && self.value_import_file(b).is_none()
+    }
+
+    /// The blocks' conflict where copies of member `name` of the blocks given to `s` differ
+    /// in how they merge (`one` and `other`).
+    fn mode_conflict(
+        &self,
+        s: SlotId,
+        tops: &[DefId],
+        name: &str,
+        one: MemberMode,
+        other: MemberMode,
+    ) -> EvalError {
+        // For nested agreed blocks, the conflict of the outermost ones, naming the member
+        // by its path from there.
+        let (mut e, member) = match self.agreed_outer(s, tops) {
+            Some((outer, wholes)) => {
+                let (full, at) = (self.slot_path(s), self.slot_path(outer));
+                let rel = full
+                    .strip_prefix(&at)
+                    .and_then(|m| m.strip_prefix('.'))
+                    .unwrap_or(&full)
+                    .to_string();
+                (self.order_error(outer, &wholes), format!("{rel}.{name}"))
+            }
+            None => (self.order_error(s, tops), name.to_string()),
+        };
+        let differs = if one.private != other.private {
+            "`private`"
+        } else if one.fixed != other.fixed {
+            "given with `~(final)>`"
+        } else {
+            "given only with `~(default)>`"
+        };
+        e.diag.notes.push(format!(
+            "the blocks differ in how member `{member}` is defined: {differs} in one, not in another"
+        ));
+        e
+    }
+
+    /// What decides how member `m` of a block merges, beyond its value; of a block not
+    /// `written` for the resource, only its privacy, which travels with the value (§14).
+    fn member_mode(&self, m: SlotId, written: bool) -> MemberMode {
         let slot = self.slot(m);
         let ops = || slot.defs.iter().map(|d| &self.def(*d).op);
         MemberMode {
             private: slot.private || slot.defs.iter().any(|d| self.def(*d).private),
-            fixed: ops().any(|op| op.is_func("final")),
-            default: ops().next().is_some() && ops().all(|op| op.is_func("default")),
+            fixed: written && ops().any(|op| op.is_func("final")),
+            default: written && ops().next().is_some() && ops().all(|op| op.is_func("default")),
         }
     }
 
@@ -800,11 +904,11 @@ impl<'a> Evaluator<'a> {
     fn agreed_member_def(
         &mut self,
         member: SlotId,
+        mode: MemberMode,
         index: usize,
         of: DefId,
         file: FileId,
     ) -> DefId {
-        let mode = self.member_mode(member);
         let slot = self.slot(member);
         let site = slot
             .defs
@@ -988,8 +1092,13 @@ impl<'a> Evaluator<'a> {
                     if values.is_empty() {
                         return Ok(Folded::Undefined);
                     }
+                    let blocks =
+                        values.len() > 1 && values.iter().all(|(_, v)| matches!(v, Val::Block(_)));
                     let (kept_def, kept) = self.equal_tops(s, &tops, values)?;
-                    out.rule(if tops.len() > 1 {
+                    out.rule(if blocks {
+                        // Not yet compared: each member is, where it is needed.
+                        "assignment (unordered blocks, agreed on member by member)"
+                    } else if tops.len() > 1 {
                         "assignment (equal unordered values)"
                     } else {
                         "assignment"
@@ -1612,18 +1721,22 @@ impl<'a> Evaluator<'a> {
         // once the outputs are written (`Evaluator::check_inline_reads_against_merge`).
         for body in bodies {
             self.merged_into.insert(body, b);
-            let Some(reads) = self.inline_reads.get(&body) else {
-                continue;
-            };
-            for (name, at) in reads {
-                let merged = names.get(&**name).copied();
-                // A member the literal lacks was read as not defined: it is checked too.
-                let own = self.block(body).members.get(&**name).copied();
-                if let Some(merged) = merged {
-                    self.inline_read_checks
-                        .entry(merged)
-                        .or_default()
-                        .push((own, *at));
+            // A block agreed on stands for the literals it was agreed from.
+            let literals = self.agreed_literals.get(&body).cloned().unwrap_or_default();
+            for literal in std::iter::once(body).chain(literals) {
+                let Some(reads) = self.inline_reads.get(&literal) else {
+                    continue;
+                };
+                for (name, at) in reads {
+                    let merged = names.get(&**name).copied();
+                    // A member the literal lacks was read as not defined: it is checked too.
+                    let own = self.block(literal).members.get(&**name).copied();
+                    if let Some(merged) = merged {
+                        self.inline_read_checks
+                            .entry(merged)
+                            .or_default()
+                            .push((own, *at));
+                    }
                 }
             }
         }
@@ -1708,26 +1821,7 @@ impl<'a> Evaluator<'a> {
     /// was given them (as when they are seen to differ in their member names), with the
     /// member they differ in shown. `None` unless every top is such a copy.
     fn agreed_member_conflict(&self, s: SlotId, tops: &[DefId]) -> Option<EvalError> {
-        let whole = |d: &DefId| match self.def(*d).body {
-            Body::Agreed { whole, .. } => Some(whole),
-            _ => None,
-        };
-        let mut wholes: Defs = tops.iter().map(whole).collect::<Option<_>>()?;
-        if wholes.is_empty() {
-            return None;
-        }
-        // Up through nested agreed blocks, to the resource given the blocks.
-        let mut outer = s;
-        for _ in 0..=self.slots.len() {
-            let Place::Of(parent) = self.block(self.slot(outer).parent).place else {
-                return None;
-            };
-            outer = parent;
-            match wholes.iter().map(whole).collect::<Option<Defs>>() {
-                Some(up) if !up.is_empty() => wholes = up,
-                _ => break,
-            }
-        }
+        let (outer, wholes) = self.agreed_outer(s, tops)?;
         let mut e = self.order_error(outer, &wholes);
         let (full, at) = (self.slot_path(s), self.slot_path(outer));
         let member = full
@@ -1745,6 +1839,32 @@ impl<'a> Evaluator<'a> {
             "the blocks differ in `{member}`: blocks that unordered definitions give whole must agree on every member that is used"
         ));
         Some(e)
+    }
+
+    /// If every one of `tops` (definitions of `s`) is a copy of a member of unordered
+    /// blocks ([`Body::Agreed`]): the resource that was given the blocks, up through
+    /// nested agreed blocks, and the definitions that gave them.
+    fn agreed_outer(&self, s: SlotId, tops: &[DefId]) -> Option<(SlotId, Defs)> {
+        let whole = |d: &DefId| match self.def(*d).body {
+            Body::Agreed { whole, .. } => Some(whole),
+            _ => None,
+        };
+        let mut wholes: Defs = tops.iter().map(whole).collect::<Option<_>>()?;
+        if wholes.is_empty() {
+            return None;
+        }
+        let mut outer = s;
+        for _ in 0..=self.slots.len() {
+            let Place::Of(parent) = self.block(self.slot(outer).parent).place else {
+                return None;
+            };
+            outer = parent;
+            match wholes.iter().map(whole).collect::<Option<Defs>>() {
+                Some(up) if !up.is_empty() => wholes = up,
+                _ => break,
+            }
+        }
+        Some((outer, wholes))
     }
 
     /// `cannot determine mutation order`, or, for one source, "defined twice".

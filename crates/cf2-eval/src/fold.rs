@@ -860,15 +860,10 @@ impl<'a> Evaluator<'a> {
         // For nested agreed blocks, the conflict of the outermost ones, naming the member
         // by its path from there.
         let (mut e, member) = match self.agreed_outer(s, tops) {
-            Some((outer, wholes)) => {
-                let (full, at) = (self.slot_path(s), self.slot_path(outer));
-                let rel = full
-                    .strip_prefix(&at)
-                    .and_then(|m| m.strip_prefix('.'))
-                    .unwrap_or(&full)
-                    .to_string();
-                (self.order_error(outer, &wholes), format!("{rel}.{name}"))
-            }
+            Some((outer, wholes)) => (
+                self.order_error(outer, &wholes),
+                format!("{}.{name}", self.path_below(s, outer)),
+            ),
             None => (self.order_error(s, tops), name.to_string()),
         };
         let differs = if one.private != other.private {
@@ -1823,12 +1818,7 @@ impl<'a> Evaluator<'a> {
     fn agreed_member_conflict(&self, s: SlotId, tops: &[DefId]) -> Option<EvalError> {
         let (outer, wholes) = self.agreed_outer(s, tops)?;
         let mut e = self.order_error(outer, &wholes);
-        let (full, at) = (self.slot_path(s), self.slot_path(outer));
-        let member = full
-            .strip_prefix(&at)
-            .and_then(|m| m.strip_prefix('.'))
-            .unwrap_or(&full)
-            .to_string();
+        let member = self.path_below(s, outer);
         for d in tops {
             e.diag.labels.push(cf2_syntax::diagnostic::Label {
                 span: self.def(*d).site,
@@ -1839,6 +1829,16 @@ impl<'a> Evaluator<'a> {
             "the blocks differ in `{member}`: blocks that unordered definitions give whole must agree on every member that is used"
         ));
         Some(e)
+    }
+
+    /// The path of resource `s` below resource `outer`, which holds it (`N.p` of `S.N.p`
+    /// below `S`).
+    fn path_below(&self, s: SlotId, outer: SlotId) -> String {
+        let (full, at) = (self.slot_path(s), self.slot_path(outer));
+        full.strip_prefix(&at)
+            .and_then(|m| m.strip_prefix('.'))
+            .unwrap_or(&full)
+            .to_string()
     }
 
     /// If every one of `tops` (definitions of `s`) is a copy of a member of unordered

@@ -69,19 +69,23 @@ fn the_instruction_limit_cannot_be_caught() {
     }
 }
 
-#[test]
-fn the_limit_is_per_call() {
-    // 20 calls of 500,000 instructions each: each is within the limit.
+/// 20 calls (`X0 => f()` ...) of about 500,000 instructions each, under the small limits.
+fn twenty_calls() -> common::Setup {
     let module = call("local n = 0\nfor i = 1, 100000 do n = n + i end\nreturn n");
     let mut text = String::new();
     for i in 0..20 {
         text.push_str(&format!("X{i} => f()\n"));
     }
-    let s = setup()
+    setup()
         .limits(small())
         .module("f.lua", &module)
-        .file("main.cf2", &text);
-    assert!(s.run().is_ok());
+        .file("main.cf2", &text)
+}
+
+#[test]
+fn the_limit_is_per_call() {
+    // Each call is within the limit.
+    assert!(twenty_calls().run().is_ok());
 }
 
 #[test]
@@ -89,15 +93,7 @@ fn all_calls_together_are_bounded_by_the_compile_budget() {
     // Each call is within its own limit, but a configuration can make very many calls
     // (macros calling macros double them at each level): together they count against
     // the compile's budget of evaluation steps, one step per 20 Lua instructions.
-    let module = call("local n = 0\nfor i = 1, 100000 do n = n + i end\nreturn n");
-    let mut text = String::new();
-    for i in 0..20 {
-        text.push_str(&format!("X{i} => f()\n"));
-    }
-    let s = setup()
-        .limits(small())
-        .module("f.lua", &module)
-        .file("main.cf2", &text);
+    let s = twenty_calls();
     let mut compiler = s.compiler();
     compiler.options_mut().max_steps = Some(200_000);
     let e = match compiler.compile_file("main.cf2") {

@@ -151,6 +151,12 @@ struct MemberMode {
     default: bool,
 }
 
+/// Whether `values` are several blocks (not secrets): unordered ones are agreed on member
+/// by member ([`Evaluator::agreed_block`]).
+fn several_blocks(values: &[(DefId, Val)]) -> bool {
+    values.len() > 1 && values.iter().all(|(_, v)| matches!(v, Val::Block(_)))
+}
+
 enum TopKind {
     Assign,
     Merge,
@@ -478,33 +484,26 @@ impl<'a> Evaluator<'a> {
                 found.push((d, v));
             }
         }
+        let givers: Defs = found.iter().map(|(d, _)| *d).collect();
         // Blocks with the same member names are agreed on member by member, when needed,
         // as unordered `=>` blocks are.
-        if found.len() > 1 && found.iter().all(|(_, v)| matches!(v, Val::Block(_))) {
-            let givers: Defs = found.iter().map(|(d, _)| *d).collect();
-            let (first, v) = found.swap_remove(0);
-            let mut same = true;
-            for (d, other) in &found {
-                same &= self.same_shape(&v, other, self.def(*d).site)?;
-            }
-            if same {
-                found.insert(0, (first, v));
-                let values: TopValues = found.into_iter().collect();
-                let (d, v) = self.agreed_block(s, &givers, &values)?;
-                let mut used: Defs = smallvec::smallvec![d];
-                used.extend(givers.into_iter().filter(|g| *g != d));
-                return Ok(Some((v, used)));
-            }
-            found.insert(0, (first, v));
-        }
-        let mut compared: Vec<(DefId, Val)> = Vec::new();
-        for (d, v) in found {
-            if let Some((fd, first)) = compared.first() {
-                let (fd, first) = (*fd, first.clone());
-                let at = self.def(d).site;
-                if !self.equal(&first, &v, at)? {
+        let agreed = if several_blocks(&found) {
+            self.agreed_if_alike(s, &givers, &found)?
+        } else {
+            None
+        };
+        let (d, v) = match agreed {
+            Some(agreed) => agreed,
+            None => {
+                let Some((fd, first)) = found.first().cloned() else {
+                    return Ok(None);
+                };
+                for (d, v) in found.iter().skip(1) {
+                    if self.equal(&first, v, self.def(*d).site)? {
+                        continue;
+                    }
                     // Copies of a member of unordered blocks: the blocks' conflict.
-                    if let Some(e) = self.agreed_member_conflict(s, &[fd, d]) {
+                    if let Some(e) = self.agreed_member_conflict(s, &[fd, *d]) {
                         return Err(e);
                     }
                     let path = self.slot_path(s);
@@ -512,7 +511,7 @@ impl<'a> Evaluator<'a> {
                         Diagnostic::error(format!(
                             "`{path}` has two different `~({what})>` values"
                         ))
-                        .at(self.def(d).site)
+                        .at(self.def(*d).site)
                         .with_label(format!("gives {}", v.describe()))
                         .also(self.def(fd).site, format!("gives {}", first.describe()))
                         .resource(path.to_string())
@@ -521,15 +520,9 @@ impl<'a> Evaluator<'a> {
                         )),
                     ));
                 }
+                self.kept_among_equal(found, (fd, first))?
             }
-            compared.push((d, v));
-        }
-        let found = compared;
-        let Some(fallback) = found.first().cloned() else {
-            return Ok(None);
         };
-        let givers: Defs = found.iter().map(|(d, _)| *d).collect();
-        let (d, v) = self.kept_among_equal(found, fallback)?;
         let mut used: Defs = smallvec::smallvec![d];
         used.extend(givers.into_iter().filter(|g| *g != d));
         Ok(Some((v, used)))
@@ -706,33 +699,19 @@ impl<'a> Evaluator<'a> {
         let Some((first_def, first)) = values.first().cloned() else {
             return Err(self.order_error(s, tops));
         };
-        // The shapes first (kinds, block member names, list lengths), which evaluate
-        // nothing, then the values: whether tops of different shapes are reported as a
-        // conflict, or as the error of a member compared first, must not depend on the
-        // order they were written in. Blocks that fail to be built are all reported.
-        if values.len() > 1 {
-            let mut failed: Option<EvalError> = None;
-            for (d, v) in &values {
-                if let Val::Block(b) = v.plain() {
-                    if let Err(e) = self.member_count(*b, self.def(*d).site) {
-                        failed = Some(match failed {
-                            Some(earlier) => self.both_errors(earlier, e),
-                            None => e,
-                        });
-                    }
-                }
-            }
-            if let Some(e) = failed {
-                return Err(e);
-            }
+        if several_blocks(&values) {
+            return match self.agreed_if_alike(s, tops, &values)? {
+                Some(agreed) => Ok(agreed),
+                None => Err(self.order_error(s, tops)),
+            };
         }
+        // The shapes first (kinds, list lengths), which evaluate nothing, then the values:
+        // whether tops of different shapes are reported as a conflict, or as the error of
+        // a member compared first, must not depend on the order they were written in.
         for (d, v) in values.iter().skip(1) {
             if !self.same_shape(&first, v, self.def(*d).site)? {
                 return Err(self.order_error(s, tops));
             }
-        }
-        if values.len() > 1 && values.iter().all(|(_, v)| matches!(v, Val::Block(_))) {
-            return self.agreed_block(s, tops, &values);
         }
         for (d, v) in values.iter().skip(1) {
             if !self.equal(&first, v, self.def(*d).site)? {
@@ -740,6 +719,41 @@ impl<'a> Evaluator<'a> {
             }
         }
         self.kept_among_equal(values.into_iter().collect(), (first_def, first))
+    }
+
+    /// Unordered blocks (`blocks`, several, given by `tops`): the block they agree on
+    /// ([`Evaluator::agreed_block`]) if they have the same member names, else `None`. They
+    /// are built first, and where several fail to be, every failure is reported, in the
+    /// order of their places, so which is read first does not decide the error.
+    fn agreed_if_alike(
+        &mut self,
+        s: SlotId,
+        tops: &[DefId],
+        blocks: &[(DefId, Val)],
+    ) -> R<Option<(DefId, Val)>> {
+        let mut failed: Option<EvalError> = None;
+        for (d, v) in blocks {
+            if let Val::Block(b) = v {
+                if let Err(e) = self.member_count(*b, self.def(*d).site) {
+                    failed = Some(match failed {
+                        Some(earlier) => self.both_errors(earlier, e),
+                        None => e,
+                    });
+                }
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let Some((_, first)) = blocks.first() else {
+            return Ok(None);
+        };
+        for (d, v) in blocks.iter().skip(1) {
+            if !self.same_shape(first, v, self.def(*d).site)? {
+                return Ok(None);
+            }
+        }
+        self.agreed_block(s, tops, blocks).map(Some)
     }
 
     /// The block that unordered blocks with the same member names (`blocks`, two or more)
@@ -821,18 +835,7 @@ impl<'a> Evaluator<'a> {
                 continue;
             }
             self.merged_into.insert(b, agreed);
-            let Some(reads) = self.inline_reads.get(&b).cloned() else {
-                continue;
-            };
-            for (name, at) in &reads {
-                let own = self.block(b).members.get(&**name).copied();
-                if let Some(&merged) = names.get(&**name) {
-                    self.inline_read_checks
-                        .entry(merged)
-                        .or_default()
-                        .push((own, *at));
-                }
-            }
+            self.check_inline_reads_of(b, &names);
             self.agreed_literals.entry(agreed).or_default().push(b);
         }
         self.block_mut(agreed).members = names;
@@ -1087,8 +1090,7 @@ impl<'a> Evaluator<'a> {
                     if values.is_empty() {
                         return Ok(Folded::Undefined);
                     }
-                    let blocks =
-                        values.len() > 1 && values.iter().all(|(_, v)| matches!(v, Val::Block(_)));
+                    let blocks = several_blocks(&values);
                     let (kept_def, kept) = self.equal_tops(s, &tops, values)?;
                     out.rule(if blocks {
                         // Not yet compared: each member is, where it is needed.
@@ -1716,27 +1718,35 @@ impl<'a> Evaluator<'a> {
         // once the outputs are written (`Evaluator::check_inline_reads_against_merge`).
         for body in bodies {
             self.merged_into.insert(body, b);
+            self.check_inline_reads_of(body, &names);
             // A block agreed on stands for the literals it was agreed from.
-            let literals = self.agreed_literals.get(&body).cloned().unwrap_or_default();
-            for literal in std::iter::once(body).chain(literals) {
-                let Some(reads) = self.inline_reads.get(&literal) else {
-                    continue;
-                };
-                for (name, at) in reads {
-                    let merged = names.get(&**name).copied();
-                    // A member the literal lacks was read as not defined: it is checked too.
-                    let own = self.block(literal).members.get(&**name).copied();
-                    if let Some(merged) = merged {
-                        self.inline_read_checks
-                            .entry(merged)
-                            .or_default()
-                            .push((own, *at));
-                    }
+            if let Some(literals) = self.agreed_literals.get(&body).cloned() {
+                for literal in literals {
+                    self.check_inline_reads_of(literal, &names);
                 }
             }
         }
         self.block_mut(b).members = names;
         Val::Block(b)
+    }
+
+    /// What the inline statements of `literal` read, to be checked against the members
+    /// `names` of the block it ends up in once the outputs are written
+    /// (`Evaluator::check_inline_reads_against_merge`).
+    fn check_inline_reads_of(&mut self, literal: BlockId, names: &NameMap<'a, SlotId>) {
+        let Some(reads) = self.inline_reads.get(&literal) else {
+            return;
+        };
+        for (name, at) in reads {
+            // A member the literal lacks was read as not defined: it is checked too.
+            let own = self.block(literal).members.get(&**name).copied();
+            if let Some(&merged) = names.get(&**name) {
+                self.inline_read_checks
+                    .entry(merged)
+                    .or_default()
+                    .push((own, *at));
+            }
+        }
     }
 
     /// A contributed definition as seen from the merged slot: its key and reading order

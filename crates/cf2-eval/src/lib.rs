@@ -310,8 +310,7 @@ fn emit_top(
     let total = members.len();
     sink.begin_block(total);
     for (i, (name, slot)) in members.into_iter().enumerate() {
-        if ev.slot(slot).private && !ev.opts.include_private {
-            ev.warn_if_privacy_hides_assignment(slot);
+        if ev.left_out_as_private(slot) {
             continue;
         }
         if errors.len() >= MAX_ERRORS {

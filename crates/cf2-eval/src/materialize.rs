@@ -144,8 +144,7 @@ impl<'a> Evaluator<'a> {
             let Some((name, slot)) = self.member_at(b, i) else {
                 break;
             };
-            if self.slot(slot).private && !self.opts.include_private {
-                self.warn_if_privacy_hides_assignment(slot);
+            if self.left_out_as_private(slot) {
                 continue;
             }
             let result = match failed {
@@ -172,12 +171,22 @@ impl<'a> Evaluator<'a> {
         Ok(())
     }
 
+    /// Whether resource `s` is left out of the output as private (unless `-p`); warns if
+    /// that hides a value its own block assigns ([`Evaluator::warn_if_privacy_hides_assignment`]).
+    pub(crate) fn left_out_as_private(&mut self, s: SlotId) -> bool {
+        if !self.slot(s).private || self.opts.include_private {
+            return false;
+        }
+        self.warn_if_privacy_hides_assignment(s);
+        true
+    }
+
     /// A member left out of the output as private only because a value `~>` merged into
     /// it was private where it came from (a delegate's `private Users.root`, merged by
     /// `RootUsers ~> $D.Users`), while its own block assigns it a value (`RootUsers.root
     /// => 0`): the privacy travels with the value (security.md §2), so that value is
     /// hidden too, which the importer did not write and may not expect. Warned once.
-    pub(crate) fn warn_if_privacy_hides_assignment(&mut self, s: SlotId) {
+    fn warn_if_privacy_hides_assignment(&mut self, s: SlotId) {
         let defs = &self.slot(s).defs;
         let Some(carried) = defs
             .iter()
@@ -303,7 +312,7 @@ impl<'a> Evaluator<'a> {
         let mut places: Vec<&cf2_syntax::ast::Expr> = Vec::new();
         for d in &self.slot(s).defs {
             if let Body::Expr(expr, _) = &self.def(*d).body {
-                list_elements_at(expr, path.to_vec(), &mut places);
+                list_elements_at(expr, path.iter().copied().collect(), &mut places);
             }
         }
         if let [only] = places.as_slice() {
@@ -633,22 +642,22 @@ fn finished(built: Builder, at: Span) -> R<Value> {
 /// through; a deep nest of `then` branches recurses on a grown stack (`deep`).
 fn list_elements_at<'e>(
     expr: &'e cf2_syntax::ast::Expr,
-    mut path: Vec<usize>,
+    mut path: std::collections::VecDeque<usize>,
     found: &mut Vec<&'e cf2_syntax::ast::Expr>,
 ) {
     use cf2_value::Number;
     let mut expr = expr;
     loop {
         match &expr.kind {
-            _ if path.is_empty() => {
-                found.push(expr);
-                return;
-            }
-            ExprKind::List(items) => {
-                let Some(item) = items.get(path.remove(0)) else {
+            ExprKind::List(items) if !path.is_empty() => {
+                let Some(item) = path.pop_front().and_then(|i| items.get(i)) else {
                     return;
                 };
                 expr = item;
+            }
+            _ if path.is_empty() => {
+                found.push(expr);
+                return;
             }
             ExprKind::If(cond) => {
                 deep(|| list_elements_at(&cond.then, path.clone(), found));
@@ -662,7 +671,7 @@ fn list_elements_at<'e>(
                     return;
                 };
                 let Ok(i) = usize::try_from(i) else { return };
-                path.insert(0, i);
+                path.push_front(i);
                 expr = base;
             }
             _ => return,

@@ -2,7 +2,7 @@
 //! imported files, the function path (docs/functions.md).
 
 mod common;
-use common::{has, setup, value};
+use common::{calling, has, setup, value};
 
 const ADD: &str = r#"
 return {
@@ -95,10 +95,9 @@ return {
 
 #[test]
 fn lua_tables_become_lists_and_blocks() {
-    let s = setup()
-        .module(
-            "shapes.lua",
-            r#"
+    let s = calling(
+        "shapes",
+        r#"
 return {
   proto = {},
   eval = function()
@@ -120,8 +119,7 @@ return {
   end,
 }
 "#,
-        )
-        .file("main.cf2", "X => shapes()\n");
+    );
     assert_eq!(
         s.ok(),
         value(
@@ -222,9 +220,7 @@ fn results_that_are_not_values_are_errors() {
         ("return '\\xff'", "not UTF-8"),
     ] {
         let module = format!("return {{ proto = {{}}, eval = function() {body} end }}");
-        let s = setup()
-            .module("bad.lua", &module)
-            .file("main.cf2", "X => bad()\n");
+        let s = calling("bad", &module);
         let e = s.err();
         has(&e, &["main.cf2:1:6", msg]);
     }
@@ -248,32 +244,26 @@ fn errors_raised_by_a_module_name_the_file_and_line() {
         ],
     );
     // error(msg, 0) gives no line: the message comes after the module's file.
-    let s = setup()
-        .module(
-            "plain.lua",
-            "return { proto = {}, eval = function() error('just this', 0) end }",
-        )
-        .file("main.cf2", "X => plain()\n");
+    let s = calling(
+        "plain",
+        "return { proto = {}, eval = function() error('just this', 0) end }",
+    );
     has(
         &s.err(),
         &["error: `plain` failed: ", "plain.lua: just this"],
     );
     // A runtime error in Lua.
-    let s = setup()
-        .module(
-            "oops.lua",
-            "return { proto = {}, eval = function()\n local t = nil\n return t.x\nend }",
-        )
-        .file("main.cf2", "X => oops()\n");
+    let s = calling(
+        "oops",
+        "return { proto = {}, eval = function()\n local t = nil\n return t.x\nend }",
+    );
     has(&s.err(), &["oops.lua:3: attempt to index a nil value"]);
     // A table raised as the error: named by its kind, not by an address that changes from
     // one run to the next (audit 63 #13).
-    let s = setup()
-        .module(
-            "tbl.lua",
-            "return { proto = {}, eval = function() error({ code = 1 }) end }",
-        )
-        .file("main.cf2", "X => tbl()\n");
+    let s = calling(
+        "tbl",
+        "return { proto = {}, eval = function() error({ code = 1 }) end }",
+    );
     let e = s.err();
     has(&e, &["error: `tbl` failed: ", "tbl.lua: a table"]);
     assert!(!e.contains("0x"), "{e}");
@@ -329,12 +319,7 @@ fn a_failed_lookup_reports_the_evaluator_error() {
         ],
     );
     // A lookup error the module catches is not reported.
-    let s = setup()
-        .module(
-            "look.lua",
-            "return { proto = {}, eval = function(args, ctx)\n local ok, e = pcall(ctx.lookup, ctx, 'Missing')\n return ok and 'found' or 'missing'\nend }",
-        )
-        .file("main.cf2", "X => look()\n");
+    let s = calling("look", "return { proto = {}, eval = function(args, ctx)\n local ok, e = pcall(ctx.lookup, ctx, 'Missing')\n return ok and 'found' or 'missing'\nend }");
     assert_eq!(s.ok(), value("X => missing\n"));
 }
 
@@ -358,12 +343,10 @@ fn lookups_see_macro_parameters_and_the_callers_scope() {
 
 #[test]
 fn warnings_from_a_module() {
-    let s = setup()
-        .module(
-            "w.lua",
-            "return { proto = {}, eval = function(args, ctx) ctx:warn('careful') return 1 end }",
-        )
-        .file("main.cf2", "X => w()\n");
+    let s = calling(
+        "w",
+        "return { proto = {}, eval = function(args, ctx) ctx:warn('careful') return 1 end }",
+    );
     let c = s.compiler().compile_file("main.cf2").expect("compiles");
     let w: Vec<String> = c.warnings().iter().map(|d| d.message.clone()).collect();
     assert_eq!(w, vec!["careful".to_string()]);

@@ -2,7 +2,7 @@
 //! `NOEVAL` arguments, and modules whose declaration is wrong.
 
 mod common;
-use common::{has, setup, value};
+use common::{calling, has, setup, value};
 
 fn typed(proto: &str) -> String {
     format!("return {{ proto = {{ {proto} }}, eval = function(args) return args.types end }}")
@@ -203,7 +203,7 @@ fn wrong_declarations_are_reported_at_the_call() {
         ("return {\n  proto = {},\n  eval = function( end,\n}", "f.lua:3: <name> or '...' expected near 'end'"),
         ("error('broken at load')", "f.lua:1: broken at load"),
     ] {
-        let s = setup().module("f.lua", module).file("main.cf2", "X => f()\n");
+        let s = calling("f", module);
         has(&s.err(), &["main.cf2:1:6: error: cannot load the function `f`: ", msg]);
     }
 }

@@ -19,6 +19,13 @@ pub fn setup() -> Setup {
     }
 }
 
+/// Module `NAME.lua` with `text`, and `main.cf2` holding `X => NAME()`.
+pub fn calling(name: &str, text: &str) -> Setup {
+    setup()
+        .module(&format!("{name}.lua"), text)
+        .file("main.cf2", &format!("X => {name}()\n"))
+}
+
 impl Setup {
     /// A module file in the function path (`name` with its extension).
     pub fn module(self, name: &str, text: &str) -> Setup {

@@ -534,6 +534,37 @@ fn escape_to_engine(
         // In Perl an escaped `<` or `>` is the character; the engine reads `\<` and `\>` as
         // word boundaries.
         '<' | '>' => out.push(n),
+        // `\cX`, a control character: X upper-cased with its bit 6 flipped (`\cI` is a tab,
+        // `\c[` escape, `\c?` delete); the engine has no such escape.
+        'c' => match chars.next() {
+            Some(x) if x.is_ascii() && !x.is_ascii_control() => {
+                char_code(out, u32::from(x.to_ascii_uppercase()) ^ 0x40);
+            }
+            _ => {
+                unsupported.get_or_insert((
+                    "\\c".to_string(),
+                    "`\\c` must be followed by a printable ASCII character",
+                ));
+            }
+        },
+        // `\k{name}` is Perl's other spelling of `\k<name>`.
+        'k' if chars.peek() == Some(&'{') => {
+            out.push_str("\\k<");
+            out.push_str(&take_braced(chars));
+            out.push('>');
+        }
+        // `\p{L&}` (and `\p{L_}`, `\p{LC}`): Perl's cased letters, the engine's `LC`.
+        'p' | 'P' if chars.peek() == Some(&'{') => {
+            let body = take_braced(chars);
+            out.push('\\');
+            out.push(n);
+            out.push('{');
+            match body.trim() {
+                "L&" | "L_" | "LC" | "IsL&" => out.push_str("LC"),
+                _ => out.push_str(&body),
+            }
+            out.push('}');
+        }
         // Case changes of what follows (`\u`, `\L...\E`): the engine has none.
         'u' | 'l' | 'U' | 'L' => {
             unsupported.get_or_insert((

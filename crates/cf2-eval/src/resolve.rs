@@ -45,6 +45,24 @@ const CLEARSIGN_HEADER: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
 /// but not clearsigned.
 const SIGNED_MESSAGE_HEADER: &[u8] = b"-----BEGIN PGP MESSAGE-----";
 
+/// The byte range of the first line of `data` that is not blank (the armour line of a
+/// clearsigned file), without its line end; the start of the file if there is none.
+fn first_line_span(data: &[u8]) -> std::ops::Range<usize> {
+    let mut start = 0;
+    for line in data.split(|b| *b == b'\n') {
+        let end = start
+            + line
+                .iter()
+                .rposition(|b| !b" \t\r".contains(b))
+                .map_or(0, |i| i + 1);
+        if end > start {
+            return start..end;
+        }
+        start += line.len() + 1;
+    }
+    0..0
+}
+
 /// The UTF-8 byte order mark, which some editors put before the first line.
 const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
 
@@ -55,6 +73,11 @@ const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
 /// message that is not clearsigned, is meant to be signed too: the verifier says what is
 /// wrong with it, rather than "it has no signature".
 pub fn is_clearsigned(data: &[u8]) -> bool {
+    // `gpg --sign` without `--armor` writes a binary OpenPGP message: it starts with a
+    // packet tag (high bit set) and is not UTF-8.
+    if data.first().is_some_and(|b| *b >= 0x80) && std::str::from_utf8(data).is_err() {
+        return true;
+    }
     data.split(|b| *b == b'\n').enumerate().any(|(i, line)| {
         let end = line
             .iter()
@@ -300,18 +323,33 @@ impl<'a> Evaluator<'a> {
                     })?,
                 };
                 if is_clearsigned(&bytes) {
-                    let signed = self.host.verify_signed(&canonical, &bytes).map_err(|e| {
-                        let at = signers.map(|(_, s)| s).or(at);
-                        let mut d =
-                            Diagnostic::error(format!("cannot {} `{display}`: {e}", action(at)));
-                        if let Some(at) = at {
-                            d = d.at(at).with_label("the signature is checked here");
+                    let signed = match self.host.verify_signed(&canonical, &bytes) {
+                        Ok(signed) => signed,
+                        Err(e) => {
+                            let mut d = Diagnostic::error(format!(
+                                "cannot {} `{display}`: {e}",
+                                action(at)
+                            ));
+                            match signers.map(|(_, s)| s).or(at) {
+                                Some(at) => {
+                                    d = d.at(at).with_label("the signature is checked here")
+                                }
+                                // The main file: shown at its first line, the armour line,
+                                // so the message has FILE:LINE:COL and an excerpt too.
+                                None => {
+                                    let first = first_line_span(&bytes);
+                                    let id = self.loader.add_main(&canonical, &display, bytes).id;
+                                    d = d
+                                        .at(Span::new(id, first.start, first.end))
+                                        .with_label("the signature of this file is checked");
+                                }
+                            }
+                            if let Some(h) = e.hint {
+                                d = d.hint(h);
+                            }
+                            return Err(EvalError::new(d));
                         }
-                        if let Some(h) = e.hint {
-                            d = d.hint(h);
-                        }
-                        EvalError::new(d)
-                    })?;
+                    };
                     self.loader.add_signed(&canonical, &display, signed).id
                 } else if at.is_none() {
                     // The main file: kept by this compile's loader only (a batch shares
@@ -394,8 +432,9 @@ impl<'a> Evaluator<'a> {
                     unusable(
                         err(
                             format!(
-                                "cannot import `{display}`: it is signed by {}, who is not an allowed signer",
-                                who.join(" and ")
+                                "cannot import `{display}`: it is signed by {}, {} an allowed signer",
+                                who.join(" and "),
+                                if who.len() > 1 { "none of whom is" } else { "who is not" }
                             ),
                             "the allowed signers",
                         ),
@@ -1276,5 +1315,14 @@ mod tests {
         ));
         assert!(is_clearsigned(b"-----BEGIN PGP MESSAGE-----\n\nowGb\n"));
         assert!(!is_clearsigned(b"A => 1\n-----BEGIN PGP MESSAGE-----\n"));
+        // `gpg --sign` without `--armor`: a binary message.
+        assert!(is_clearsigned(b"\xa3\x01\x9b\xc0\xcb\xc0"));
+        assert!(!is_clearsigned("é => 1\n".as_bytes()));
+    }
+
+    #[test]
+    fn first_line_span_skips_blank_lines() {
+        assert_eq!(first_line_span(b"\n  \r\n-----BEGIN X-----\r\nrest"), 5..22);
+        assert_eq!(first_line_span(b""), 0..0);
     }
 }

@@ -160,6 +160,17 @@ impl Keyring {
         String::from_utf8(out).expect("gpg output is text")
     }
 
+    /// Signs `text` as `gpg --sign` does without `--armor`: a binary OpenPGP message, not a
+    /// clearsigned text.
+    pub fn sign_binary(&self, key: &Key, text: &str) -> Vec<u8> {
+        let file = self.home().join("to-sign");
+        std::fs::write(&file, text).expect("writing the file to sign");
+        let mut c = self.gpg();
+        c.args(["--yes", "--local-user", &key.fingerprint]);
+        c.args(["--output", "-", "--sign"]).arg(&file);
+        self.run(c, "signing")
+    }
+
     /// Clearsigns `text` with several keys at once (one message, several signatures).
     pub fn clearsign_by(&self, keys: &[&Key], text: &str) -> String {
         let file = self.home().join("to-sign");

@@ -666,6 +666,8 @@ fn signature_failures_name_the_file_and_the_reason_and_output_nothing() {
     let mallory = ring.generate("Mallory", "mallory@org", Some("m's pass phrase"));
     let old = ring.generate_expired("Old", "old@org", 3);
     let gone = ring.generate("Gone", "gone@org", None);
+    let bob = ring.generate("Bob", "bob@org", None);
+    let carol = ring.generate("Carol", "carol@org", None);
     let stranger_ring = Keyring::new();
     let stranger = stranger_ring.generate("Stranger", "stranger@org", None);
     let body = "A => 1\n";
@@ -688,6 +690,8 @@ fn signature_failures_name_the_file_and_the_reason_and_output_nothing() {
         .file("stranger.cf2", stranger_ring.clearsign(&stranger, body))
         .file("expired.cf2", ring.clearsign_at(&old, body, Some(then)))
         .file("revoked.cf2", revoked)
+        .file("binary.cf2", ring.sign_binary(&alice, body))
+        .file("both.cf2", ring.clearsign_by(&[&bob, &carol], body))
         .file(
             "garbage.cf2",
             format!("Evil => 1\n{}", ring.clearsign(&alice, body)),
@@ -729,6 +733,14 @@ fn signature_failures_name_the_file_and_the_reason_and_output_nothing() {
             "trailing",
             "cannot import `trailing.cf2`: it is not a clean clearsigned file",
         ),
+        (
+            "binary",
+            "cannot import `binary.cf2`: it is not a clean clearsigned file: it is an OpenPGP message, as `gpg --sign` writes",
+        ),
+        (
+            "both",
+            "none of whom is an allowed signer",
+        ),
     ];
     let reasons = [
         "",
@@ -739,6 +751,8 @@ fn signature_failures_name_the_file_and_the_reason_and_output_nothing() {
         "which has been revoked",
         "",
         "comes after the signature",
+        "",
+        "",
     ];
     for ((file, want), reason) in cases.iter().zip(reasons) {
         let e = r.err(&format!("Before => 1\nX => import({file}, 'alice@org')\n"));
@@ -826,6 +840,9 @@ fn a_signed_main_file_is_verified_and_its_text_compiled() {
         .unwrap_err()
         .render(false);
     assert!(e.contains("BAD"), "{e}");
+    // Placed at the armour line, as every diagnostic is (clarifications §8).
+    assert!(e.contains("main.cf2:1:1: error: cannot compile `"), "{e}");
+    assert!(e.contains("-----BEGIN PGP SIGNED MESSAGE-----"), "{e}");
 }
 
 #[test]

@@ -135,35 +135,43 @@ impl<'a> Evaluator<'a> {
                     }
                 }
                 // A file imported into a block (or as a value) sees that block only
-                // (clarifications §3): say so when the name is a top-level resource.
-                if let Some(top) = self.top_block().filter(|t| *t != root) {
-                    if self.block(top).members.contains_key(&*id.name) {
-                        let inside = self.block_path(root);
-                        let inside = if inside.is_empty() {
-                            "a value".to_string()
+                // (clarifications §3): say so when a block enclosing it has the name.
+                if let Some(holder) = self.enclosing_holder(root, &id.name) {
+                    let inside = self.block_path(root);
+                    let inside = if inside.is_empty() {
+                        "a value".to_string()
+                    } else {
+                        format!("`{inside}`")
+                    };
+                    let what = if Some(holder) == self.top_block() {
+                        "a top-level resource".to_string()
+                    } else {
+                        let outer = self.block_path(holder);
+                        if outer.is_empty() {
+                            "a resource of an enclosing block".to_string()
                         } else {
-                            format!("`{inside}`")
-                        };
-                        // What the file sees is how it is delegated a part of the
-                        // configuration (§5.1), so the hint says how the importer can pass
-                        // the value in if it chooses to, and where the import is.
-                        err.diag.notes.push(format!(
-                            "`{}` is a top-level resource, but this file is imported into {inside}, and a reference in it sees only that block (reference §5.1)",
+                            format!("a member of `{outer}`")
+                        }
+                    };
+                    // What the file sees is how it is delegated a part of the
+                    // configuration (§5.1), so the hint says how the importer can pass
+                    // the value in if it chooses to, and where the import is.
+                    err.diag.notes.push(format!(
+                            "`{}` is {what}, but this file is imported into {inside}, and a reference in it sees only that block (reference §5.1)",
                             id.name
                         ));
-                        let scope = self.scope(sc);
-                        let site = scope.chain.site.filter(|_| scope.chain.file == scope.file);
-                        if let Some(site) = site {
-                            err.diag.labels.push(cf2_syntax::diagnostic::Label {
-                                span: site,
-                                message: format!("imported here, into {inside}"),
-                            });
-                            if err.diag.hint.is_none() {
-                                err.diag.hint = Some(format!(
+                    let scope = self.scope(sc);
+                    let site = scope.chain.site.filter(|_| scope.chain.file == scope.file);
+                    if let Some(site) = site {
+                        err.diag.labels.push(cf2_syntax::diagnostic::Label {
+                            span: site,
+                            message: format!("imported here, into {inside}"),
+                        });
+                        if err.diag.hint.is_none() {
+                            err.diag.hint = Some(format!(
                                     "if this file should see it, the importing file can import it inline into a block that has the member: `{{ import(...), private {0} => ${0} }}`",
                                     id.name
                                 ));
-                            }
                         }
                     }
                 }
@@ -178,6 +186,24 @@ impl<'a> Evaluator<'a> {
                 Err(err)
             }
         }
+    }
+
+    /// The nearest block enclosing `root` (not `root` itself) that has a member `name`:
+    /// where a reference that `root`'s file cannot see would have found it.
+    fn enclosing_holder(&self, root: BlockId, name: &str) -> Option<BlockId> {
+        let mut block = root;
+        // Blocks nest at most as deep as the sources do; the bound only guards the walk.
+        for _ in 0..4096 {
+            let Place::Of(owner) = self.block(block).place else {
+                break;
+            };
+            block = self.slot(owner).parent;
+            if self.block(block).members.contains_key(name) {
+                return Some(block);
+            }
+        }
+        self.top_block()
+            .filter(|t| *t != root && self.block(*t).members.contains_key(name))
     }
 
     pub(crate) fn force_thunk(&mut self, t: ThunkId, at: Span) -> R<Val> {

@@ -1480,6 +1480,18 @@ impl<'a> Evaluator<'a> {
             contributions: Vec::with_capacity(8),
             bodies: Vec::new(),
         };
+        // Where the value below was given: a top that is not a block cannot merge onto
+        // it, and showing it explains why (`X ~> 1` over an imported `X => { ... }`).
+        let below_at: Option<(Span, String)> = match &below {
+            Folded::Plain(v, Some(d)) => Some((self.def(*d).site, v.describe())),
+            Folded::Merge(m) => m.contributions.iter().flatten().next().map(|c| {
+                (
+                    self.def(c.outer.unwrap_or(c.def)).site,
+                    "a block".to_string(),
+                )
+            }),
+            _ => None,
+        };
         // `onto`: for the value below, the `~>` merging onto it (the one at fault).
         let mut contribute = |ev: &mut Evaluator<'a>,
                               d: Option<DefId>,
@@ -1526,9 +1538,12 @@ impl<'a> Evaluator<'a> {
                     (None, Some(site)) => {
                         // `Packages ~> [vim]` means "add to the list": `=>` would drop what
                         // the other files give.
+                        let below = below_at.as_ref().filter(|_| d.is_some());
                         let hint = if matches!(v, Val::List(_)) {
                             let written = ev.written_path(site).unwrap_or_else(|| path.clone());
                             format!("to add elements to the list, use `{written} ~(union)> [...]` (or `~(append)>`, which keeps duplicates); `=>` would replace the whole list")
+                        } else if let Some((_, what)) = below {
+                            format!("`~>` merges a block into the value below ({what}); use `=>` to replace that value instead")
                         } else {
                             "use `=>` to replace the value instead of merging".to_string()
                         };
@@ -1536,6 +1551,9 @@ impl<'a> Evaluator<'a> {
                             .at(site)
                             .with_label(format!("this is {}", v.describe()))
                             .hint(hint);
+                        if let Some((at, what)) = below {
+                            e = e.also(*at, format!("the value below is {what}"));
+                        }
                     }
                     (None, None) => {}
                 }
@@ -1907,7 +1925,7 @@ impl<'a> Evaluator<'a> {
         let blocks = tops.iter().all(|d| {
             let def = self.def(*d);
             matches!(def.body, Body::Implicit { .. })
-                || matches!(def.body, Body::Expr(e, _) if matches!(e.kind, cf2_syntax::ast::ExprKind::Block(_)))
+                || matches!(def.body, Body::Expr(e, _) if matches!(e.kind, cf2_syntax::ast::ExprKind::Block(_) | cf2_syntax::ast::ExprKind::Import(_)))
                 || (matches!(def.op, Op::Merge) && !matches!(def.body, Body::Expr(..)))
         }) && tops.iter().any(|d| matches!(self.def(*d).op, Op::Assign));
         let mut files: Vec<String> = Vec::new();
@@ -1939,12 +1957,18 @@ impl<'a> Evaluator<'a> {
                 // Two whole blocks, no member added apart.
                 format!("the file gives `{path}` a whole block more than once: keep one, or write their members in one block")
             } else if blocks {
-                let written = tops
+                let whole = tops
                     .iter()
-                    .find(|d| matches!(self.def(**d).op, Op::Assign))
+                    .find(|d| matches!(self.def(**d).op, Op::Assign));
+                let written = whole
                     .and_then(|d| self.written_path(self.def(*d).site))
                     .unwrap_or_else(|| path.to_string());
-                format!("a block given whole with `=>` cannot also get members elsewhere in its file: write `{written} ~> {{ ... }}` to merge, or put the members in the one block")
+                // A file imported as the value (`V => import(a)` beside `V.Path => x`).
+                let imported = whole.is_some_and(|d| {
+                    matches!(self.def(*d).body, Body::Expr(e, _) if matches!(e.kind, cf2_syntax::ast::ExprKind::Import(_)))
+                });
+                let merged = if imported { "import(...)" } else { "{ ... }" };
+                format!("a block given whole with `=>` cannot also get members elsewhere in its file: write `{written} ~> {merged}` to merge, or put the members in the one block")
             } else {
                 "definitions of one resource in one file must agree, or all use the same commutative function such as `~(sum)>`".to_string()
             })

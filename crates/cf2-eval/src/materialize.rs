@@ -6,7 +6,7 @@
 use crate::error::{ErrorKind, EvalError, R};
 use crate::eval::{deep, Evaluator};
 use crate::expr::too_deep;
-use crate::model::{BlockId, Body, SlotId};
+use crate::model::{BlockId, Body, Op, Place, SlotId};
 use crate::val::Val;
 use cf2_syntax::ast::ExprKind;
 use cf2_syntax::{Diagnostic, Span};
@@ -398,11 +398,36 @@ impl<'a> Evaluator<'a> {
             d = d.note("`match(n)` is undefined where group n took no part in the match (an optional group, or one in an alternative not taken)");
         }
         if declared {
-            d = d.hint(format!(
-                "`?` means the value must be supplied elsewhere: define `{path}` in a file that imports this one, or in an imported file"
-            ));
+            d = d.hint(match self.replaced_block_of(s) {
+                // `S => { X => ? }` over a lower `S.X => 3`: the value is there, but the
+                // `=>` replaced the block whole.
+                Some(owner) => format!(
+                    "`?` means the value must be supplied elsewhere, but `{owner} => {{ ... }}` replaces the whole block `{owner}`, members that other files give included: merge instead, `{owner} ~> {{ ... }}`, to keep them"
+                ),
+                None => format!(
+                    "`?` means the value must be supplied elsewhere: define `{path}` in a file that imports this one, or in an imported file"
+                ),
+            });
         }
         EvalError::new(d)
+    }
+
+    /// For member `s` of a block written with `=>` for a resource that another file also
+    /// defines (where the missing value may well be), that resource's path.
+    fn replaced_block_of(&self, s: SlotId) -> Option<String> {
+        let Place::Of(owner) = self.block(self.slot(s).parent).place else {
+            return None;
+        };
+        let defs = &self.slot(owner).defs;
+        let assigned = defs.iter().find(|&&d| {
+            let def = self.def(d);
+            matches!(def.op, Op::Assign)
+                && matches!(&def.body, Body::Expr(e, _) if matches!(e.kind, ExprKind::Block(_)))
+        })?;
+        let file = self.def(*assigned).file;
+        defs.iter()
+            .any(|&d| self.def(d).file != file)
+            .then(|| self.slot_path(owner).to_string())
     }
 
     /// Deep equality: the same kind of value with the same content (text compares by its

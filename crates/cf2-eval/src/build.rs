@@ -832,6 +832,7 @@ impl<'a> Evaluator<'a> {
             }),
             params: None,
             captures: None,
+            call: None,
         });
         let Some(loaded) = self.file(file) else {
             return Ok(());

@@ -600,8 +600,16 @@ impl<'a> Evaluator<'a> {
                         }
                     ))
                     .at(cond.span)
-                    .hint("compare it: `if ($X == value)`, or test it: `if (defined($X))`"),
-                ))
+                    .hint({
+                        // The reference as written (`$N`), or `$X` for anything else.
+                        let text = self.source_text(cond.span);
+                        let inner = without_outer_brackets(&text).trim();
+                        let written = Some(inner.to_string())
+                            .filter(|t| t.starts_with('$') && t.len() <= 40 && !t.contains('\n'))
+                            .unwrap_or_else(|| "$X".to_string());
+                        format!("compare it: `if ({written} == value)`, or test it: `if (defined({written}))`")
+                    }),
+                ));
             }
         };
         let with_groups: Vec<&(Captures, Span, bool)> = sink.iter().filter(|c| c.2).collect();
@@ -698,24 +706,46 @@ impl<'a> Evaluator<'a> {
         let scope = self.new_scope(Scope {
             params: Some(Rc::new(params)),
             captures: None,
+            call: Some(Rc::new(MacroCall {
+                call: call.span,
+                body: m.body.span,
+                name: Rc::from(&*m.name.name),
+            })),
             ..caller
         });
         // An error in the body points into the macro; say which call it came from
         // (arguments are evaluated in the caller's text, so their errors already do).
-        let body = m.body.span;
-        self.eval(&m.body, scope).map_err(|mut e| {
-            let inside = e
+        self.eval(&m.body, scope)
+            .map_err(|e| self.in_macro_call(e, scope))
+    }
+
+    /// An error met in code of `scope`: if it lies in the body of the macro call that code
+    /// is in, it also shows that call (once), since the body alone does not say which call
+    /// gave the arguments at fault. Errors in a member of a block the macro gave are met
+    /// after the call has returned, so this is asked where a definition is evaluated too.
+    pub(crate) fn in_macro_call(&self, mut e: EvalError, scope: ScopeId) -> EvalError {
+        let Some(mc) = self.scope(scope).call.clone() else {
+            return e;
+        };
+        let body = mc.body;
+        let inside = e
+            .diag
+            .span
+            .is_some_and(|s| s.file == body.file && s.start >= body.start && s.end <= body.end);
+        let message = format!("in this call of macro `{}`", mc.name);
+        if inside
+            && !e
                 .diag
-                .span
-                .is_some_and(|s| s.file == body.file && s.start >= body.start && s.end <= body.end);
-            if inside {
-                e.diag.labels.push(cf2_syntax::diagnostic::Label {
-                    span: call.span,
-                    message: format!("in this call of macro `{}`", m.name.name),
-                });
-            }
-            e
-        })
+                .labels
+                .iter()
+                .any(|l| l.span == mc.call && l.message == message)
+        {
+            e.diag.labels.push(cf2_syntax::diagnostic::Label {
+                span: mc.call,
+                message,
+            });
+        }
+        e
     }
 
     /// `import(...)` as a value: a new block holding the file's resources, whose references
@@ -746,6 +776,7 @@ impl<'a> Evaluator<'a> {
             chain: chain.clone(),
             params: None,
             captures: None,
+            call: None,
         });
         self.block_mut(b).state = BlockState::Unbuilt(BuildSpec::Body {
             stmts: &loaded.ast.statements,
@@ -860,4 +891,22 @@ fn too_much_work(at: Span, limit: u64) -> EvalError {
         .with_label("the limit was passed here")
         .hint("a macro that calls another more than once per level doubles its work with each level: compute the value once, in a resource, and refer to it"),
     )
+}
+
+/// `text` without one pair of brackets around all of it (`($N)` is `$N`; `(a) || (b)` stays
+/// as it is, since its first bracket closes before the end).
+fn without_outer_brackets(text: &str) -> &str {
+    let Some(inner) = text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) else {
+        return text;
+    };
+    let mut depth = 0usize;
+    for c in inner.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return text,
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    inner
 }

@@ -1817,7 +1817,9 @@ impl<'a> Evaluator<'a> {
     fn def_value_here(&mut self, d: DefId) -> R<Val> {
         let body = self.def(d).body.clone();
         match body {
-            Body::Expr(e, scope) => self.eval(e, scope),
+            Body::Expr(e, scope) => self
+                .eval(e, scope)
+                .map_err(|err| self.in_macro_call(err, scope)),
             Body::Implicit {
                 def: rd,
                 next,

@@ -288,6 +288,7 @@ fn run<'l>(ev: &mut Evaluator<'l>, main: Main<'_>) -> Result<model::BlockId, Vec
         chain: chain.clone(),
         params: None,
         captures: None,
+        call: None,
     });
     ev.block_mut(top).state = BlockState::Unbuilt(BuildSpec::Body {
         stmts: &file.ast.statements,

@@ -523,6 +523,17 @@ pub struct Scope {
     /// Macro parameters, innermost call.
     pub params: Option<Rc<Params>>,
     pub captures: Option<Rc<Captures>>,
+    /// The macro call whose body this code is in, innermost: an error in the body found
+    /// later (in a member of a block the macro gave) still shows which call it came from.
+    pub call: Option<Rc<MacroCall>>,
+}
+
+/// One call of a macro, for messages.
+#[derive(Debug)]
+pub struct MacroCall {
+    pub call: Span,
+    pub body: Span,
+    pub name: Rc<str>,
 }
 
 /// A macro argument, evaluated on first use.

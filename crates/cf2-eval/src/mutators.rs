@@ -96,7 +96,8 @@ impl<'a> Evaluator<'a> {
             }
             match self.find_external(&name, def.site) {
                 Ok(Some(_)) => None,
-                Ok(None) => Some(self.unknown_mutator(&name, def.site)),
+                // At the name, the mistake, rather than at the whole statement.
+                Ok(None) => Some(self.unknown_mutator(&name, id.span)),
                 Err(e) => Some(e),
             }
         })
@@ -136,7 +137,15 @@ impl<'a> Evaluator<'a> {
                 };
                 return self.mutate_external(f, m, s, tops, values, below, at);
             }
-            return Err(self.unknown_mutator(name, at));
+            // At the name, the mistake, rather than at the whole statement.
+            let name_at = tops
+                .iter()
+                .find_map(|d| match self.def(*d).op {
+                    Op::Func(id) => Some(id.span),
+                    _ => None,
+                })
+                .unwrap_or(at);
+            return Err(self.unknown_mutator(name, name_at));
         };
         if !comm && tops.len() > 1 {
             return Err(self.order_error(s, tops));

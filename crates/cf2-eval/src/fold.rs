@@ -2011,7 +2011,17 @@ impl<'a> Evaluator<'a> {
         // same, so say how that happens.
         if let [first, rest @ ..] = tops {
             let site = self.def(*first).site;
-            if !rest.is_empty() && rest.iter().all(|d| self.def(*d).site == site) {
+            let by_value = |d: &DefId| matches!(self.def(*d).body, Body::ValueOf(_));
+            let same_place = !rest.is_empty() && rest.iter().all(|d| self.def(*d).site == site);
+            if same_place && tops.iter().any(by_value) && !tops.iter().all(by_value) {
+                // `S ~> import(c)` beside `S ~> { import(c) }`: the file's final values and
+                // its definitions both reach `S`.
+                let file = self.loader_name(self.def(*first).file);
+                diag = diag.note(format!(
+                    "{file} is merged into the block both as a value (`~> import(...)`, which gives its final values) and inline (`{{ import(...) }}`, which gives its definitions)"
+                ))
+                .hint(format!("merge {file} one way only"));
+            } else if same_place {
                 diag = diag.note(
                     "these are one statement reached more than once, with different values: \
                      in a macro's block called more than once (`f(1)`, `f(2)`), or a function's \

@@ -88,7 +88,7 @@ pub struct CompileArgs {
     out_dir: Option<PathBuf>,
 
     /// The format of the files written to --out-dir, and their extension.
-    #[arg(long, value_name = "FORMAT", default_value = "json", requires = "out_dir", value_parser = ["cf2", "json", "pl", "yaml", "yml", "toml"])]
+    #[arg(long, value_name = "FORMAT", default_value = "json", requires = "out_dir", value_parser = clap::builder::TypedValueParser::map(clap::builder::PossibleValuesParser::new(["cf2", "json", "pl", "yaml", "yml", "toml"]), |f: String| f.to_ascii_lowercase()), ignore_case = true)]
     format: String,
 
     /// The current project's top directory (default: the main file's directory).

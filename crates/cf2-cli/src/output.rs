@@ -62,9 +62,20 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
         }
         return Err(e);
     }
+    // `-o out/`: a directory, which no output can be written as.
+    if name.ends_with(['/', '\\']) {
+        return Err(format!(
+            "-o `{spec}`: the name ends with `{}`, so it names a directory, not a file\n\
+             hint: name the file in it: `-o {name}config.json`",
+            name.chars().last().unwrap_or('/')
+        ));
+    }
     // Reference §2.2: "The default format is cf2": a name without an extension (`-` too).
     let format = match Path::new(&name).extension() {
         None => Format::Cf2,
+        // An existing directory (`-o conf.d`): its "extension" names no format, and
+        // writing it fails as a directory, which is what to say.
+        Some(_) if Path::new(&name).is_dir() => Format::Cf2,
         Some(ext) => {
             let ext = ext.to_str().unwrap_or("");
             Format::from_extension(ext).ok_or_else(|| {

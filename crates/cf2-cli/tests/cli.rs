@@ -1208,6 +1208,47 @@ fn format_and_jobs_without_out_dir_are_usage_errors() {
     }
 }
 
+/// An output named as a directory is said to be one: a trailing `/` is a command-line
+/// error, and an existing directory with a dot in its name is a directory, not an unknown
+/// format.
+#[test]
+fn an_output_named_as_a_directory_says_so() {
+    let dir = project(SIMPLE);
+    fs::create_dir(dir.path().join("conf.d")).unwrap();
+    for name in ["missing/", "conf.d/"] {
+        let o = cf2(dir.path(), &["compile", "main.cf2", "-o", name]);
+        assert_exit(&o, 2);
+        assert!(
+            stderr(&o).contains("so it names a directory, not a file"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-o", "conf.d"]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("unknown format"), "{}", stderr(&o));
+}
+
+/// `--format` is read in any case, as an output name's extension is (`-o out.JSON`).
+#[test]
+fn batch_format_in_any_case() {
+    let dir = project(SIMPLE);
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile",
+            "main.cf2",
+            "--out-dir",
+            "out",
+            "--format",
+            "JSON",
+        ],
+    );
+    assert_exit(&o, 0);
+    assert!(dir.path().join("out/main.json").is_file());
+}
+
 #[test]
 fn an_output_onto_a_directory_replaces_no_other_output() {
     // The directory is found before any output is renamed into place, whatever the order

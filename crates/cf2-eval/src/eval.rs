@@ -73,6 +73,10 @@ pub struct Evaluator<'a> {
     /// Block literals written for a resource and merged with its other definitions, each
     /// with the merged block (see [`Evaluator::scope_root`]).
     pub(crate) merged_into: HashMap<BlockId, BlockId>,
+    /// `~>` definitions whose copies along other paths were left out of a fold
+    /// (`fold::one_side_of_copies`): alone at the top, such a definition still merges, as
+    /// its copies would have.
+    pub(crate) copies_left_out: HashSet<DefId>,
     /// Members of a literal that its inline statements read while it was built, by block
     /// (only literals made for a resource, which a `~>` may merge).
     pub(crate) inline_reads: HashMap<BlockId, Vec<(Rc<str>, Span)>>,
@@ -196,6 +200,7 @@ impl<'a> Evaluator<'a> {
             dup_reported: Vec::new(),
             value_imports: Vec::new(),
             merged_into: HashMap::default(),
+            copies_left_out: HashSet::default(),
             inline_reads: HashMap::default(),
             agreed_literals: HashMap::default(),
             inline_read_checks: HashMap::default(),

@@ -157,6 +157,32 @@ fn several_blocks(values: &[(DefId, Val)]) -> bool {
     values.len() > 1 && values.iter().all(|(_, v)| matches!(v, Val::Block(_)))
 }
 
+/// How two keys part (see [`Evaluator::parting`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Parting {
+    /// Decided by the steps where they differ, whatever lies below.
+    Decided(Rank),
+    /// Two blocks given at one source of a file (`None`: no file): what lies below ranks
+    /// by whether it was written in that file (`Evaluator::rank_below`).
+    Below(Option<FileId>),
+    /// The same key, whose last source is of that file: what lies below ranks by its own
+    /// keys, then by that file.
+    Same(Option<FileId>),
+}
+
+impl Parting {
+    /// The same, but for the file of the place: only a definition written in that file
+    /// ranks by it, and below the statements of two sides copied from one file, the
+    /// places where their paths pass are files that import them (a definition there
+    /// would be an import cycle).
+    fn alike(self, other: Parting) -> bool {
+        match (self, other) {
+            (Parting::Below(_), Parting::Below(_)) | (Parting::Same(_), Parting::Same(_)) => true,
+            (a, b) => a == b,
+        }
+    }
+}
+
 enum TopKind {
     Assign,
     Merge,
@@ -320,6 +346,7 @@ impl<'a> Evaluator<'a> {
                 return Ok((v, outcome));
             }
         }
+        let normal = self.one_side_of_copies(normal, &mut outcome);
         let folded = self.fold_set(s, normal.clone(), &mut outcome)?;
         let value = match folded {
             Folded::Undefined => {
@@ -1117,8 +1144,13 @@ impl<'a> Evaluator<'a> {
                     let all_blocks = values
                         .iter()
                         .all(|(_, v)| matches!(v.plain(), Val::Block(_)));
+                    // A lone top whose copies were left out merges, as the copies would.
+                    let lone = match &values[..] {
+                        [(d, _)] => !self.copies_left_out.contains(d),
+                        _ => false,
+                    };
                     if matches!(below, Folded::Undefined)
-                        && (values.len() == 1 || !all_blocks)
+                        && (lone || !all_blocks)
                         && !values.is_empty()
                     {
                         out.rule("merge (nothing below: assignment)");
@@ -1322,6 +1354,184 @@ impl<'a> Evaluator<'a> {
             .filter(|t| kept.iter().any(|(k, _)| k == t))
             .collect();
         Ok((tops, kept))
+    }
+
+    /// `set` with the copies of a statement reached through another path into one resource
+    /// left out, where every copy stands for the others exactly (semantics §6, "Copies"):
+    /// a file imported into two blocks that merge (`S ~> { import(c) }` in `a` and in
+    /// `b`) gives `S` two copies of each of its `~>` statements, and each copy's block
+    /// brings a copy of everything below it, so files that reach one another in a diamond
+    /// at each level would double the definitions per level. The definitions reached
+    /// through one path (a *side*: those whose keys begin with that path's steps) are
+    /// dropped when those of another side are their copies one for one, in the same order,
+    /// ranked among themselves alike, ranked alike against every other definition, read
+    /// later, and all `~>`: the copies then merge blocks that are copies of each other, and
+    /// everything below them keeps its rank with what is outside, and only meets its own
+    /// copies, with which it is unordered, as one source is (clarifications §5). Every
+    /// rule of the fold treats such copies as one already (a sum counts one, equal `=>`s
+    /// agree); this keeps them from multiplying.
+    fn one_side_of_copies(&mut self, mut set: Defs, out: &mut Outcome) -> Defs {
+        // Each round drops one side; a side holds at least one definition.
+        for _ in 0..set.len() {
+            match self.copied_side(&set) {
+                Some((kept, side)) => {
+                    for d in &side {
+                        out.repeated(*d);
+                    }
+                    self.copies_left_out.extend(kept);
+                    set.retain(|d| !side.contains(d));
+                }
+                None => break,
+            }
+        }
+        set
+    }
+
+    /// A side of `set` that copies another exactly (see [`Evaluator::one_side_of_copies`]).
+    /// With it, the side kept (whose definitions stand for their copies).
+    fn copied_side(&self, set: &[DefId]) -> Option<(Defs, Defs)> {
+        let merge_literal = |d: DefId| {
+            let def = self.def(d);
+            matches!(def.op, Op::Merge) && matches!(def.body, Body::Expr(..))
+        };
+        // Candidates for copies share a statement site: found by sorting, not by comparing
+        // every pair (a block written line by line gives thousands of definitions).
+        let mut sites: Vec<(FileId, u32, u32, usize)> = set
+            .iter()
+            .enumerate()
+            .filter(|(_, &d)| merge_literal(d))
+            .map(|(i, &d)| {
+                let site = self.def(d).site;
+                (site.file, site.start, site.end, i)
+            })
+            .collect();
+        if sites.len() < 2 {
+            return None;
+        }
+        sites.sort_unstable();
+        let (a, b) = sites.windows(2).find_map(|w| match w {
+            [x, y] if (x.0, x.1, x.2) == (y.0, y.1, y.2) => {
+                let (a, b) = (*set.get(x.3)?, *set.get(y.3)?);
+                self.same_statement(a, b).then_some((a, b))
+            }
+            _ => None,
+        })?;
+        // Where the two paths part: a source of one instance where two blocks were given,
+        // so that whatever lies below one is unordered with whatever lies below the other
+        // (`Parting::Below`).
+        let (ka, kb) = (&self.def(a).prio, &self.def(b).prio);
+        let at = ka.iter().zip(kb.iter()).position(|(x, y)| x != y)?;
+        let Some(Parting::Below(place)) = self.parting(ka, kb) else {
+            return None;
+        };
+        let (pa, pb) = (ka.get(..=at)?, kb.get(..=at)?);
+        let side_of = |p: &[Step]| -> Defs {
+            set.iter()
+                .copied()
+                .filter(|&d| self.def(d).prio.starts_with(p))
+                .collect()
+        };
+        let (side_a, side_b) = (side_of(pa), side_of(pb));
+        if side_a.len() != side_b.len() {
+            return None;
+        }
+        // The side read first is kept: its definitions come first in the set and in
+        // reading order, so the merged block's member order and the first error met are
+        // those of the fold of every copy.
+        let position = |d: DefId| set.iter().position(|&x| x == d);
+        let earlier_order = |x: &Order, y: &Order| {
+            x.iter()
+                .zip(y.iter())
+                .find(|(p, q)| p != q)
+                .is_some_and(|(p, q)| p < q)
+        };
+        for (&x, &y) in side_a.iter().zip(side_b.iter()) {
+            let (dx, dy) = (self.def(x), self.def(y));
+            if !merge_literal(x)
+                || !self.same_statement(x, y)
+                || position(x) >= position(y)
+                || !earlier_order(&dx.order, &dy.order)
+                // A definition written where the paths part would outrank the other
+                // side's (`rank_below`).
+                || place.is_some_and(|f| dx.file == f)
+            {
+                return None;
+            }
+        }
+        // Ranked alike among themselves: the paths below the parting may pass through
+        // other files (`a` and `b` each importing `c` and `d` in literals), which only
+        // matters to definitions written in those files, above the copied statements.
+        for (i, (&x, &y)) in side_a.iter().zip(side_b.iter()).enumerate() {
+            for (&x2, &y2) in side_a.iter().zip(side_b.iter()).skip(i + 1) {
+                let (kx, kx2) = (&self.def(x).prio, &self.def(x2).prio);
+                let (ky, ky2) = (&self.def(y).prio, &self.def(y2).prio);
+                match (self.parting(kx, kx2), self.parting(ky, ky2)) {
+                    (Some(p), Some(q)) if p.alike(q) => {}
+                    _ => return None,
+                }
+            }
+        }
+        // Ranked alike against everything else, exactly.
+        for &o in set {
+            if side_a.contains(&o) || side_b.contains(&o) {
+                continue;
+            }
+            let ko = &self.def(o).prio;
+            for (&x, &y) in side_a.iter().zip(side_b.iter()) {
+                let p = self.parting(&self.def(x).prio, ko);
+                if p.is_none() || p != self.parting(&self.def(y).prio, ko) {
+                    return None;
+                }
+            }
+        }
+        Some((side_a, side_b))
+    }
+
+    /// How keys `ka` and `kb` part, which decides how any definitions placed below them
+    /// (whose keys extend theirs) rank, as [`Evaluator::rank`] finds it; `None` if one is
+    /// a proper prefix of the other.
+    fn parting(&self, ka: &[Step], kb: &[Step]) -> Option<Parting> {
+        let mut shared = None;
+        let place_file = |shared: Option<(InstId, u32)>| {
+            shared.and_then(|(inst, node): (InstId, u32)| {
+                let inst = self.insts.get(inst.0 as usize)?;
+                inst.files.get(node as usize).copied()
+            })
+        };
+        for (sa, sb) in ka.iter().zip(kb.iter()) {
+            if sa == sb {
+                if let Step::Src(inst, node) = sa {
+                    shared = Some((*inst, *node));
+                }
+                continue;
+            }
+            let rank = match (sa, sb) {
+                (Step::Src(ia, na), Step::Src(ib, nb)) if ia == ib => {
+                    let inst = self.insts.get(ia.0 as usize)?;
+                    if inst.reaches(*na, *nb) {
+                        Rank::Higher
+                    } else if inst.reaches(*nb, *na) {
+                        Rank::Lower
+                    } else {
+                        Rank::Unordered
+                    }
+                }
+                (Step::Seq(x), Step::Seq(y)) => match x.cmp(y) {
+                    Ordering::Greater => Rank::Higher,
+                    Ordering::Less => Rank::Lower,
+                    Ordering::Equal => Rank::Unordered,
+                },
+                (Step::Src(ia, na), Step::Src(ib, nb)) => {
+                    match self.rank_value_imports(*ia, *na, *ib, *nb) {
+                        Some(r) => r,
+                        None => return Some(Parting::Below(place_file(shared))),
+                    }
+                }
+                _ => Rank::Unordered,
+            };
+            return Some(Parting::Decided(rank));
+        }
+        (ka.len() == kb.len()).then(|| Parting::Same(place_file(shared)))
     }
 
     /// Two definitions made by one statement of one file reached along two paths, whose

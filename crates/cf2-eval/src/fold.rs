@@ -242,11 +242,7 @@ impl<'a> Evaluator<'a> {
     /// indirectly, outranks it (clarifications §5), as if both were imported into one
     /// block. `None` if neither reaches the other, or both are one file.
     fn rank_value_imports(&self, ia: InstId, na: u32, ib: InstId, nb: u32) -> Option<Rank> {
-        let is_value_import = |inst: InstId| {
-            self.value_imports
-                .iter()
-                .any(|(b, _)| self.block(*b).inst == Some(inst))
-        };
+        let is_value_import = |inst: InstId| self.value_import_insts.contains(&inst);
         if !is_value_import(ia) && !is_value_import(ib) {
             return None;
         }

@@ -273,6 +273,12 @@ impl<'a> Evaluator<'a> {
         scope: ScopeId,
     ) -> R<()> {
         let inst = self.new_instance(file);
+        if self.value_imports.contains_key(&b) {
+            if let Some(old) = self.block(b).inst {
+                self.value_import_insts.remove(&old);
+            }
+            self.value_import_insts.insert(inst);
+        }
         self.block_mut(b).inst = Some(inst);
         self.block_mut(b).state = BlockState::Building {
             reads: Vec::new(),

@@ -69,7 +69,13 @@ pub struct Evaluator<'a> {
     /// Blocks made by importing a file (or a KeePass database) as a value, with the file:
     /// an inline import or call that gives one adds that file as a lower source, as an
     /// inline import of a CF2 file does.
-    pub(crate) value_imports: Vec<(BlockId, FileId)>,
+    /// (A map: a configuration that imports files as values at every level of a diamond
+    /// makes many, and every ranking of two definitions from different blocks asks.)
+    pub(crate) value_imports: HashMap<BlockId, FileId, foldhash::fast::RandomState>,
+    /// The source graphs of the bodies of those blocks, once built (for
+    /// `fold::rank_value_imports`, which is asked for every pair of definitions that part
+    /// between two blocks).
+    pub(crate) value_import_insts: HashSet<InstId, foldhash::fast::RandomState>,
     /// Block literals written for a resource and merged with its other definitions, each
     /// with the merged block (see [`Evaluator::scope_root`]).
     pub(crate) merged_into: HashMap<BlockId, BlockId>,
@@ -198,7 +204,8 @@ impl<'a> Evaluator<'a> {
             settled: Vec::new(),
             settled_in_secret: Vec::new(),
             dup_reported: Vec::new(),
-            value_imports: Vec::new(),
+            value_imports: HashMap::default(),
+            value_import_insts: HashSet::default(),
             merged_into: HashMap::default(),
             copies_left_out: HashSet::default(),
             inline_reads: HashMap::default(),
@@ -716,10 +723,7 @@ impl<'a> Evaluator<'a> {
     /// The file block `b` was imported from as a value (`import(f)`, a KeePass database),
     /// if it was.
     pub(crate) fn value_import_file(&self, b: BlockId) -> Option<FileId> {
-        self.value_imports
-            .iter()
-            .find(|(v, _)| *v == b)
-            .map(|&(_, file)| file)
+        self.value_imports.get(&b).copied()
     }
 
     pub(crate) fn members(&mut self, b: BlockId, at: Span) -> R<Vec<(Name<'a>, SlotId)>> {

@@ -763,6 +763,9 @@ impl<'a> Evaluator<'a> {
         let Some(loaded) = self.file(file) else {
             return Ok(Val::Undef);
         };
+        if self.value_imports.len() >= MAX_VALUE_IMPORTS {
+            return Err(too_many_value_imports(imp.span, &loaded.source.name));
+        }
         let place = self.current_place();
         let b = self.new_block(place, BlockState::Built);
         let chain = Rc::new(Chain {
@@ -783,7 +786,7 @@ impl<'a> Evaluator<'a> {
             file,
             scope,
         });
-        self.value_imports.push((b, file));
+        self.value_imports.insert(b, file);
         Ok(Val::Block(b))
     }
 
@@ -890,6 +893,26 @@ fn too_much_work(at: Span, limit: u64) -> EvalError {
         .at(at)
         .with_label("the limit was passed here")
         .hint("a macro that calls another more than once per level doubles its work with each level: compute the value once, in a resource, and refer to it"),
+    )
+}
+
+/// The most files one compile imports as values (`import(f)` as a value, each time it is
+/// evaluated). Each such import is a new block, whose files are evaluated anew (its
+/// messages name the path it was reached by), so files that import the next level's two
+/// files as values at every level (`Sub ~> import(a)` and `Sub ~> import(b)` in `a` and
+/// `b`, a diamond per level) double the work per level, which no collapsing of copies can
+/// avoid: 30 levels would run for days. An ordinary configuration imports a few hundred
+/// (docs/semantics.md §2, "Work"); this many take a few seconds in a debug build.
+pub(crate) const MAX_VALUE_IMPORTS: usize = 100_000;
+
+fn too_many_value_imports(at: Span, file: &str) -> EvalError {
+    EvalError::new(
+        Diagnostic::error(format!(
+            "the compile imports files as values more than {MAX_VALUE_IMPORTS} times"
+        ))
+        .at(at)
+        .with_label(format!("the limit was passed here, importing `{file}`"))
+        .hint("each import of a file as a value evaluates the file anew: files that import each other's files as values at every level (`Sub ~> import(a)` beside `Sub ~> import(b)`, where `a` and `b` do the same one level down) double the work per level; import them inline (`Sub ~> { import(a), import(b) }`), where a file reached along several paths is one source"),
     )
 }
 

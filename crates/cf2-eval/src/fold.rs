@@ -242,11 +242,7 @@ impl<'a> Evaluator<'a> {
     /// indirectly, outranks it (clarifications §5), as if both were imported into one
     /// block. `None` if neither reaches the other, or both are one file.
     fn rank_value_imports(&self, ia: InstId, na: u32, ib: InstId, nb: u32) -> Option<Rank> {
-        let is_value_import = |inst: InstId| {
-            self.value_imports
-                .iter()
-                .any(|(b, _)| self.block(*b).inst == Some(inst))
-        };
+        let is_value_import = |inst: InstId| self.value_import_insts.contains(&inst);
         if !is_value_import(ia) && !is_value_import(ib) {
             return None;
         }
@@ -1390,10 +1386,14 @@ impl<'a> Evaluator<'a> {
     /// A side of `set` that copies another exactly (see [`Evaluator::one_side_of_copies`]).
     /// With it, the side kept (whose definitions stand for their copies).
     fn copied_side(&self, set: &[DefId]) -> Option<(Defs, Defs)> {
+        // A `~>` of a written value, or of the block of an implicit path (`Sub.K => 1`
+        // writes `Sub ~> { K => 1 }`), whose copies give copies of one block.
         let merge_literal = |d: DefId| {
             let def = self.def(d);
-            matches!(def.op, Op::Merge) && matches!(def.body, Body::Expr(..))
+            matches!(def.op, Op::Merge)
+                && matches!(def.body, Body::Expr(..) | Body::Implicit { .. })
         };
+        let same_statement = |a: DefId, b: DefId| self.same_statement_or_path(a, b);
         // Candidates for copies share a statement site: found by sorting, not by comparing
         // every pair (a block written line by line gives thousands of definitions).
         let mut sites: Vec<(FileId, u32, u32, usize)> = set
@@ -1412,17 +1412,24 @@ impl<'a> Evaluator<'a> {
         let (a, b) = sites.windows(2).find_map(|w| match w {
             [x, y] if (x.0, x.1, x.2) == (y.0, y.1, y.2) => {
                 let (a, b) = (*set.get(x.3)?, *set.get(y.3)?);
-                self.same_statement(a, b).then_some((a, b))
+                same_statement(a, b).then_some((a, b))
             }
             _ => None,
         })?;
         // Where the two paths part: a source of one instance where two blocks were given,
         // so that whatever lies below one is unordered with whatever lies below the other
         // (`Parting::Below`).
+        // Or two unordered sources of one block (`Sub ~> { import(c), import(d) }`, where
+        // `c` and `d` both write `Sub ~> { import(e) }`): whatever lies below one is
+        // unordered with whatever lies below the other, with no file that ranks by the place.
         let (ka, kb) = (&self.def(a).prio, &self.def(b).prio);
         let at = ka.iter().zip(kb.iter()).position(|(x, y)| x != y)?;
-        let Some(Parting::Below(place)) = self.parting(ka, kb) else {
-            return None;
+        let place = match (self.parting(ka, kb), ka.get(at), kb.get(at)) {
+            (Some(Parting::Below(place)), _, _) => place,
+            (Some(Parting::Decided(Rank::Unordered)), Some(Step::Src(..)), Some(Step::Src(..))) => {
+                None
+            }
+            _ => return None,
         };
         let (pa, pb) = (ka.get(..=at)?, kb.get(..=at)?);
         let side_of = |p: &[Step]| -> Defs {
@@ -1448,7 +1455,7 @@ impl<'a> Evaluator<'a> {
         for (&x, &y) in side_a.iter().zip(side_b.iter()) {
             let (dx, dy) = (self.def(x), self.def(y));
             if !merge_literal(x)
-                || !self.same_statement(x, y)
+                || !same_statement(x, y)
                 || position(x) >= position(y)
                 || !earlier_order(&dx.order, &dy.order)
                 // A definition written where the paths part would outrank the other
@@ -1532,6 +1539,40 @@ impl<'a> Evaluator<'a> {
             return Some(Parting::Decided(rank));
         }
         (ka.len() == kb.len()).then(|| Parting::Same(place_file(shared)))
+    }
+
+    /// [`Evaluator::same_statement`], or two copies of one step of one implicit path
+    /// (`Sub.K => 1` reached along two paths), which give copies of one block.
+    fn same_statement_or_path(&self, a: DefId, b: DefId) -> bool {
+        let (da, db) = (self.def(a), self.def(b));
+        match (&da.body, &db.body) {
+            (
+                Body::Implicit {
+                    def: x,
+                    next: nx,
+                    scope: sx,
+                },
+                Body::Implicit {
+                    def: y,
+                    next: ny,
+                    scope: sy,
+                },
+            ) => {
+                let plain = |sc: ScopeId| {
+                    let scope = self.scope(sc);
+                    scope.params.is_none() && scope.captures.is_none()
+                };
+                a != b
+                    && da.site == db.site
+                    && da.file == db.file
+                    && matches!((&da.op, &db.op), (Op::Merge, Op::Merge))
+                    && std::ptr::eq(*x, *y)
+                    && nx == ny
+                    && plain(*sx)
+                    && plain(*sy)
+            }
+            _ => self.same_statement(a, b),
+        }
     }
 
     /// Two definitions made by one statement of one file reached along two paths, whose

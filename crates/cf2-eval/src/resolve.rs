@@ -510,7 +510,7 @@ impl<'a> Evaluator<'a> {
             None => self.loader.add_bytes(&canonical, &display, Vec::new()).id,
         };
         let b = self.keepass_group(&root, &base, &display, "", at, file)?;
-        self.value_imports.push((b, file));
+        self.value_imports.insert(b, file);
         Ok(Val::Block(b))
     }
 

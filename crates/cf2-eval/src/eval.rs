@@ -76,6 +76,8 @@ pub struct Evaluator<'a> {
     /// `fold::rank_value_imports`, which is asked for every pair of definitions that part
     /// between two blocks).
     pub(crate) value_import_insts: HashSet<InstId, foldhash::fast::RandomState>,
+    /// How often each file was imported as a value (`expr::MAX_VALUE_IMPORTS_OF_ONE_FILE`).
+    pub(crate) value_imports_of: HashMap<FileId, u32, foldhash::fast::RandomState>,
     /// Block literals written for a resource and merged with its other definitions, each
     /// with the merged block (see [`Evaluator::scope_root`]).
     pub(crate) merged_into: HashMap<BlockId, BlockId>,
@@ -206,6 +208,7 @@ impl<'a> Evaluator<'a> {
             dup_reported: Vec::new(),
             value_imports: HashMap::default(),
             value_import_insts: HashSet::default(),
+            value_imports_of: HashMap::default(),
             merged_into: HashMap::default(),
             copies_left_out: HashSet::default(),
             inline_reads: HashMap::default(),

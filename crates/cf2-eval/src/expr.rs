@@ -763,7 +763,9 @@ impl<'a> Evaluator<'a> {
         let Some(loaded) = self.file(file) else {
             return Ok(Val::Undef);
         };
-        if self.value_imports.len() >= MAX_VALUE_IMPORTS {
+        let count = self.value_imports_of.entry(file).or_insert(0);
+        *count += 1;
+        if *count > MAX_VALUE_IMPORTS_OF_ONE_FILE {
             return Err(too_many_value_imports(imp.span, &loaded.source.name));
         }
         let place = self.current_place();
@@ -896,22 +898,23 @@ fn too_much_work(at: Span, limit: u64) -> EvalError {
     )
 }
 
-/// The most files one compile imports as values (`import(f)` as a value, each time it is
-/// evaluated). Each such import is a new block, whose files are evaluated anew (its
-/// messages name the path it was reached by), so files that import the next level's two
-/// files as values at every level (`Sub ~> import(a)` and `Sub ~> import(b)` in `a` and
-/// `b`, a diamond per level) double the work per level, which no collapsing of copies can
-/// avoid: 30 levels would run for days. An ordinary configuration imports a few hundred
-/// (docs/semantics.md §2, "Work"); this many take a few seconds in a debug build.
-pub(crate) const MAX_VALUE_IMPORTS: usize = 100_000;
+/// The most times one compile imports one file as a value (`import(f)` as a value, each
+/// time it is evaluated). Each such import is a new block, whose file is evaluated anew
+/// (its messages name the path it was reached by), so files that import the next level's
+/// two files as values at every level (`Sub ~> import(a)` and `Sub ~> import(b)` in `a`
+/// and `b`, a diamond per level) double the work per level, which no collapsing of copies
+/// can avoid: 30 levels would run for days. Counted per file, so that an inventory
+/// importing thousands of different files as values is not limited; an ordinary
+/// configuration imports each file a few times (docs/semantics.md §2, "Work").
+pub(crate) const MAX_VALUE_IMPORTS_OF_ONE_FILE: u32 = 10_000;
 
 fn too_many_value_imports(at: Span, file: &str) -> EvalError {
     EvalError::new(
         Diagnostic::error(format!(
-            "the compile imports files as values more than {MAX_VALUE_IMPORTS} times"
+            "the compile imports `{file}` as a value more than {MAX_VALUE_IMPORTS_OF_ONE_FILE} times"
         ))
         .at(at)
-        .with_label(format!("the limit was passed here, importing `{file}`"))
+        .with_label("the limit was passed here")
         .hint("each import of a file as a value evaluates the file anew: files that import each other's files as values at every level (`Sub ~> import(a)` beside `Sub ~> import(b)`, where `a` and `b` do the same one level down) double the work per level; import them inline (`Sub ~> { import(a), import(b) }`), where a file reached along several paths is one source"),
     )
 }

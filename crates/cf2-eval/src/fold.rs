@@ -157,6 +157,19 @@ fn several_blocks(values: &[(DefId, Val)]) -> bool {
     values.len() > 1 && values.iter().all(|(_, v)| matches!(v, Val::Block(_)))
 }
 
+/// Where two priority keys part (see [`Evaluator::key_parting`]).
+enum KeyParting {
+    /// Decided by the steps where they differ.
+    Decided(Rank),
+    /// Between two blocks given at one place: the last source step the keys share.
+    Below(Option<(InstId, u32)>),
+    /// One key ends (both, if `same_length`) below the last source step they share.
+    End {
+        same_length: bool,
+        shared: Option<(InstId, u32)>,
+    },
+}
+
 /// How two keys part (see [`Evaluator::parting`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Parting {
@@ -196,9 +209,18 @@ impl<'a> Evaluator<'a> {
     /// How definition `a` ranks against definition `b` (docs/semantics.md §"Priority").
     pub(crate) fn rank(&self, a: DefId, b: DefId) -> Rank {
         let (da, db) = (self.def(a), self.def(b));
-        let (ka, kb) = (&da.prio, &db.prio);
-        // The last source step the keys share: both definitions hang below that place
-        // (its file is looked up only if needed: `rank` is hot).
+        match self.key_parting(&da.prio, &db.prio) {
+            KeyParting::Decided(rank) => rank,
+            KeyParting::Below(shared) | KeyParting::End { shared, .. } => {
+                self.rank_below(shared, da.file, db.file)
+            }
+        }
+    }
+
+    /// The walk of two priority keys that [`Evaluator::rank`] and [`Evaluator::parting`]
+    /// share: where they part, and how that decides the rank. The last source step the
+    /// keys share is kept as found (its file is looked up only if needed: `rank` is hot).
+    fn key_parting(&self, ka: &[Step], kb: &[Step]) -> KeyParting {
         let mut shared = None;
         for (sa, sb) in ka.iter().zip(kb.iter()) {
             if sa == sb {
@@ -210,30 +232,36 @@ impl<'a> Evaluator<'a> {
             return match (sa, sb) {
                 (Step::Src(ia, na), Step::Src(ib, nb)) if ia == ib => {
                     let Some(inst) = self.insts.get(ia.0 as usize) else {
-                        return Rank::Unordered;
+                        return KeyParting::Decided(Rank::Unordered);
                     };
-                    if inst.reaches(*na, *nb) {
+                    KeyParting::Decided(if inst.reaches(*na, *nb) {
                         Rank::Higher
                     } else if inst.reaches(*nb, *na) {
                         Rank::Lower
                     } else {
                         Rank::Unordered
-                    }
+                    })
                 }
-                (Step::Seq(x), Step::Seq(y)) => match x.cmp(y) {
+                (Step::Seq(x), Step::Seq(y)) => KeyParting::Decided(match x.cmp(y) {
                     Ordering::Greater => Rank::Higher,
                     Ordering::Less => Rank::Lower,
                     Ordering::Equal => Rank::Unordered,
-                },
+                }),
                 // Two blocks given at one place (`S ~> import(f)` and `S ~> { A => 1 }` in
                 // one file): their members part here.
-                (Step::Src(ia, na), Step::Src(ib, nb)) => self
-                    .rank_value_imports(*ia, *na, *ib, *nb)
-                    .unwrap_or_else(|| self.rank_below(shared, da.file, db.file)),
-                _ => Rank::Unordered,
+                (Step::Src(ia, na), Step::Src(ib, nb)) => {
+                    match self.rank_value_imports(*ia, *na, *ib, *nb) {
+                        Some(rank) => KeyParting::Decided(rank),
+                        None => KeyParting::Below(shared),
+                    }
+                }
+                _ => KeyParting::Decided(Rank::Unordered),
             };
         }
-        self.rank_below(shared, da.file, db.file)
+        KeyParting::End {
+            same_length: ka.len() == kb.len(),
+            shared,
+        }
     }
 
     /// Two sources of different blocks merged into one resource, at least one of them a
@@ -1498,47 +1526,21 @@ impl<'a> Evaluator<'a> {
     /// (whose keys extend theirs) rank, as [`Evaluator::rank`] finds it; `None` if one is
     /// a proper prefix of the other.
     fn parting(&self, ka: &[Step], kb: &[Step]) -> Option<Parting> {
-        let mut shared = None;
         let place_file = |shared: Option<(InstId, u32)>| {
             shared.and_then(|(inst, node): (InstId, u32)| {
                 let inst = self.insts.get(inst.0 as usize)?;
                 inst.files.get(node as usize).copied()
             })
         };
-        for (sa, sb) in ka.iter().zip(kb.iter()) {
-            if sa == sb {
-                if let Step::Src(inst, node) = sa {
-                    shared = Some((*inst, *node));
-                }
-                continue;
-            }
-            let rank = match (sa, sb) {
-                (Step::Src(ia, na), Step::Src(ib, nb)) if ia == ib => {
-                    let inst = self.insts.get(ia.0 as usize)?;
-                    if inst.reaches(*na, *nb) {
-                        Rank::Higher
-                    } else if inst.reaches(*nb, *na) {
-                        Rank::Lower
-                    } else {
-                        Rank::Unordered
-                    }
-                }
-                (Step::Seq(x), Step::Seq(y)) => match x.cmp(y) {
-                    Ordering::Greater => Rank::Higher,
-                    Ordering::Less => Rank::Lower,
-                    Ordering::Equal => Rank::Unordered,
-                },
-                (Step::Src(ia, na), Step::Src(ib, nb)) => {
-                    match self.rank_value_imports(*ia, *na, *ib, *nb) {
-                        Some(r) => r,
-                        None => return Some(Parting::Below(place_file(shared))),
-                    }
-                }
-                _ => Rank::Unordered,
-            };
-            return Some(Parting::Decided(rank));
+        match self.key_parting(ka, kb) {
+            KeyParting::Decided(rank) => Some(Parting::Decided(rank)),
+            KeyParting::Below(shared) => Some(Parting::Below(place_file(shared))),
+            KeyParting::End {
+                same_length: true,
+                shared,
+            } => Some(Parting::Same(place_file(shared))),
+            KeyParting::End { .. } => None,
         }
-        (ka.len() == kb.len()).then(|| Parting::Same(place_file(shared)))
     }
 
     /// [`Evaluator::same_statement`], or two copies of one step of one implicit path

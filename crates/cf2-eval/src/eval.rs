@@ -76,6 +76,9 @@ pub struct Evaluator<'a> {
     /// `fold::rank_value_imports`, which is asked for every pair of definitions that part
     /// between two blocks).
     pub(crate) value_import_insts: HashSet<InstId, foldhash::fast::RandomState>,
+    /// The first compile-wide limit error (steps, value imports), given again for every
+    /// later attempt (`Evaluator::work_limit`).
+    pub(crate) work_limit_passed: Option<EvalError>,
     /// How often each file was imported as a value (`expr::MAX_VALUE_IMPORTS_OF_ONE_FILE`).
     pub(crate) value_imports_of: HashMap<FileId, u32, foldhash::fast::RandomState>,
     /// Block literals written for a resource and merged with its other definitions, each
@@ -209,6 +212,7 @@ impl<'a> Evaluator<'a> {
             value_imports: HashMap::default(),
             value_import_insts: HashSet::default(),
             value_imports_of: HashMap::default(),
+            work_limit_passed: None,
             merged_into: HashMap::default(),
             copies_left_out: HashSet::default(),
             inline_reads: HashMap::default(),

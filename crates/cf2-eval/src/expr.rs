@@ -15,7 +15,8 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn eval(&mut self, e: &'a Expr, sc: ScopeId) -> R<Val> {
         self.steps += 1;
         if self.steps > self.max_steps {
-            return Err(too_much_work(e.span, self.max_steps));
+            let limit = self.max_steps;
+            return Err(self.work_limit(|| too_much_work(e.span, limit)));
         }
         // Inside a function call, the call's own arguments are opened (`crate::secret`);
         // what they are computed from is evaluated as usual.
@@ -719,6 +720,14 @@ impl<'a> Evaluator<'a> {
             .map_err(|e| self.in_macro_call(e, scope))
     }
 
+    /// A compile-wide limit passed: the first such error, made by `make`, and the same one
+    /// again for every later attempt, so that the folds that meet it through several
+    /// definitions report it once (`EvalError::absorb` leaves out the same mistake), not
+    /// once per place the work went on.
+    fn work_limit(&mut self, make: impl FnOnce() -> EvalError) -> EvalError {
+        self.work_limit_passed.get_or_insert_with(make).clone()
+    }
+
     /// An error met in code of `scope`: if it lies in the body of the macro call that code
     /// is in, it also shows that call (once), since the body alone does not say which call
     /// gave the arguments at fault. Errors in a member of a block the macro gave are met
@@ -766,7 +775,8 @@ impl<'a> Evaluator<'a> {
         let count = self.value_imports_of.entry(file).or_insert(0);
         *count += 1;
         if *count > MAX_VALUE_IMPORTS_OF_ONE_FILE {
-            return Err(too_many_value_imports(imp.span, &loaded.source.name));
+            let name = loaded.source.name.clone();
+            return Err(self.work_limit(|| too_many_value_imports(imp.span, &name)));
         }
         let place = self.current_place();
         let b = self.new_block(place, BlockState::Built);

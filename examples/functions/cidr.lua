@@ -1,4 +1,4 @@
--- cidr(NET, N): the N-th address of the IPv4 network NET, written as "ADDRESS/BITS".
+-- cidr(NET, N): the N-th address of the IPv4 network NET, which is written as "ADDRESS/BITS".
 --
 --   Gateway => cidr('10.1.0.0/16', 1)        // '10.1.0.1'
 --   Net     => cidr('10.1.0.0/16', 0)        // '10.1.0.0'

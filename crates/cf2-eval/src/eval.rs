@@ -64,6 +64,12 @@ pub struct Evaluator<'a> {
     /// Slots settled while evaluating what a secret selector selected: which ones they
     /// are would spell the secret, so traces do not name them.
     pub(crate) settled_in_secret: Vec<SlotId>,
+    /// Blocks that a secret selector selected (`$Sel.($P.fred.UserName)`), with the
+    /// secret's origin: which block it is is as secret as the selector, so its members
+    /// are secret when selected, and outputting it hides what it evaluates (security.md
+    /// §6). A block shared with other resources is hidden there too: more is hidden than
+    /// needs to be, never less.
+    pub(crate) selected_in_secret: HashMap<BlockId, Rc<str>, foldhash::fast::RandomState>,
     /// Files whose `-Wdup` warnings were already reported.
     pub(crate) dup_reported: Vec<FileId>,
     /// Blocks made by importing a file (or a KeePass database) as a value, with the file:
@@ -208,6 +214,7 @@ impl<'a> Evaluator<'a> {
             regexes: HashMap::new(),
             settled: Vec::new(),
             settled_in_secret: Vec::new(),
+            selected_in_secret: HashMap::default(),
             dup_reported: Vec::new(),
             value_imports: HashMap::default(),
             value_import_insts: HashSet::default(),

@@ -316,30 +316,76 @@ impl<'a> Evaluator<'a> {
             let shown = key.describe();
             let origin = secret.origin.clone();
             let plain = secret.value.clone();
-            let (warned, settled) = (self.warnings.len(), self.settled.len());
-            let selected = self.select_value(base, &plain, sel.span, at);
-            self.hide_what_a_secret_selected(warned, settled, &shown, sel.span);
-            return match selected {
-                Ok(v) => Ok(mark(v, &origin)),
-                Err(e) => Err(EvalError {
-                    diag: Box::new(
-                        Diagnostic::error(format!("nothing can be selected with {shown}"))
-                            .at(sel.span)
-                            .note("the details are not shown, because the selector is a secret"),
-                    ),
-                    kind: e.kind,
-                    more: Vec::new(),
-                }),
-            };
+            return self.select_in_secret(base, &plain, &origin, &shown, sel.span, at);
+        }
+        // A member of a block that a secret selected (`$Sel.($P.fred.UserName).A`): which
+        // one it is depends on the secret as much as the block did.
+        if let Val::Block(b) = &base {
+            if let Some(origin) = self.selected_in_secret.get(b).cloned() {
+                let shown = crate::val::redacted(&origin, true);
+                return self.select_in_secret(base, &key, &origin, &shown, sel.span, at);
+            }
         }
         self.select_value(base, &key, sel.span, at)
+    }
+
+    /// A selection whose result depends on a secret (`origin`, shown as `shown`): its
+    /// value is marked secret, a block it gives is remembered as selected in secret (so
+    /// are its members, and what outputs it), and the warnings, the trace and the errors
+    /// met meanwhile, which would name what was selected, are hidden.
+    fn select_in_secret(
+        &mut self,
+        base: Val,
+        key: &Val,
+        origin: &Rc<str>,
+        shown: &str,
+        key_at: Span,
+        at: Span,
+    ) -> R<Val> {
+        let (warned, settled) = (self.warnings.len(), self.settled.len());
+        let selected = self.select_value(base, key, key_at, at);
+        self.hide_what_a_secret_selected(warned, settled, shown, key_at);
+        match selected {
+            Ok(v) => {
+                self.taint_selected_blocks(&v, origin);
+                Ok(mark(v, origin))
+            }
+            Err(e) => Err(EvalError {
+                diag: Box::new(
+                    Diagnostic::error(format!("nothing can be selected with {shown}"))
+                        .at(key_at)
+                        .note("the details are not shown, because the selector is a secret"),
+                ),
+                kind: e.kind,
+                more: Vec::new(),
+            }),
+        }
+    }
+
+    /// Remembers the blocks of `v` (itself, or in its lists) as selected by a secret from
+    /// `origin` ([`Evaluator::selected_in_secret`]).
+    fn taint_selected_blocks(&mut self, v: &Val, origin: &Rc<str>) {
+        match v {
+            Val::Block(b) => {
+                self.selected_in_secret
+                    .entry(*b)
+                    .or_insert_with(|| origin.clone());
+            }
+            // Values nest at most `MAX_DEPTH` levels, so this recursion is bounded.
+            Val::List(l) => {
+                for item in l.items.iter() {
+                    self.taint_selected_blocks(item, origin);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// What a secret selector selected is as secret as the selector: the warnings given
     /// and the resources evaluated meanwhile would name it (`Ports.postgres`), by their
     /// resource, their place or their trace. Warnings given since `warned` are replaced by
     /// one at the selector; slots settled since `settled` are not named by `-Deval`.
-    fn hide_what_a_secret_selected(
+    pub(crate) fn hide_what_a_secret_selected(
         &mut self,
         warned: usize,
         settled: usize,

@@ -124,8 +124,31 @@ impl<'a> Evaluator<'a> {
                 }
                 let holder = self.materializing_slots.last().copied();
                 self.materializing.push((*b, holder));
+                let in_secret = self.selected_in_secret.get(b).cloned();
+                let (warned, settled) = (self.warnings.len(), self.settled.len());
                 let result = self.emit_members(*b, depth, at, sink);
                 self.materializing.pop();
+                if let Some(origin) = in_secret {
+                    // A block a secret selected: its members' names and messages would
+                    // say which it is (`Sel.fred.A`).
+                    let shown = crate::val::redacted(&origin, true);
+                    self.hide_what_a_secret_selected(warned, settled, &shown, at);
+                    if let Err(e) = result {
+                        return Err(EvalError {
+                            diag: Box::new(
+                                Diagnostic::error(format!(
+                                    "what {shown} selected cannot be output"
+                                ))
+                                .at(at)
+                                .note(
+                                    "the details are not shown, because the selector is a secret",
+                                ),
+                            ),
+                            kind: e.kind,
+                            more: Vec::new(),
+                        });
+                    }
+                }
                 result?;
             }
         }

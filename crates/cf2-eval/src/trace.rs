@@ -131,7 +131,15 @@ impl<'a> Evaluator<'a> {
     }
 
     fn origin(&self, d: DefId) -> Origin {
-        let def = self.def(d);
+        let value_of = match self.def(d).body {
+            Body::ValueOf(slot) => Some(self.slot_path(slot)),
+            _ => None,
+        };
+        // A member merged by value ([`Body::ValueOf`]) shows the definition that gave the
+        // value it carries (`D.v => 2` in the file that overrides `D`'s own `v => 1`), not
+        // the place it is ranked at, which is the first of the resource's definitions.
+        let shown = self.value_source(d).unwrap_or(d);
+        let def = self.def(shown);
         let text = self.loader.snippet(def.site);
         let first_line = text.lines().next().unwrap_or("");
         let short: String = first_line.chars().take(70).collect();
@@ -143,18 +151,29 @@ impl<'a> Evaluator<'a> {
         Origin {
             location: self.loader.location(def.site),
             span: def.site,
-            // A member merged by value ([`Body::ValueOf`]) is not the definition shown.
-            op: match def.body {
-                Body::ValueOf(_) => "value of".to_string(),
-                _ => def.op.symbol(),
+            op: match &value_of {
+                Some(path) if shown != d => format!("value of `{path}`:"),
+                Some(_) => "value of".to_string(),
+                None => def.op.symbol(),
             },
             text: format!("{}{more}", short.trim()),
             read_before_merge: false,
-            value_of: match def.body {
-                Body::ValueOf(slot) => Some(self.slot_path(slot)),
-                _ => None,
-            },
+            value_of,
         }
+    }
+
+    /// For a member merged by value, the definition that gave the value of the resource
+    /// it carries, through chains of such merges; `None` where that is not recorded.
+    fn value_source(&self, d: DefId) -> Option<DefId> {
+        let mut d = d;
+        // Chains of merges by value are short; the bound only guards the walk.
+        for _ in 0..64 {
+            let Body::ValueOf(slot) = self.def(d).body else {
+                return Some(d);
+            };
+            d = *self.slot(slot).outcome.as_ref()?.used.first()?;
+        }
+        None
     }
 }
 
@@ -173,8 +192,9 @@ pub fn render_trace(p: &Provenance) -> String {
     for o in &p.overridden {
         let note = if o.read_before_merge {
             "not used; evaluated only for the literal's own member, before the merge".to_string()
-        } else if let Some(of) = &o.value_of {
-            format!("not used here; the value of `{of}`")
+        } else if o.value_of.is_some() {
+            // The line names the resource already (`value of `D.v`:`).
+            "not used here".to_string()
         } else {
             "not evaluated".to_string()
         };

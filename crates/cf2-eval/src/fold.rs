@@ -21,6 +21,7 @@ use crate::model::*;
 use crate::val::Val;
 use cf2_syntax::{Diagnostic, FileId, Sources, Span};
 use std::cmp::Ordering;
+use std::rc::Rc;
 
 /// The result of folding a set of definitions.
 pub(crate) enum Folded<'a> {
@@ -42,6 +43,9 @@ pub(crate) struct Gathered<'a> {
     /// The block literals written for the resource whose members were gathered: files
     /// imported inline into them see the merged block (`Evaluator::scope_root`).
     bodies: Vec<BlockId>,
+    /// A block that a secret selector picked was merged in (its secret's origin): the
+    /// merged block is as secret (`Evaluator::selected_in_secret`).
+    secret: Option<Rc<str>>,
 }
 
 /// Values of definitions a fold has evaluated (see `Evaluator::fold_ranked`).
@@ -841,6 +845,13 @@ impl<'a> Evaluator<'a> {
         }
         let order = self.members(first, self.def(first_def).site)?;
         let agreed = self.new_block(Place::Of(s), BlockState::Built);
+        // Agreed on blocks a secret selector picked: as secret as they are.
+        if let Some(origin) = copies_of
+            .iter()
+            .find_map(|(_, b)| self.selected_in_secret.get(b).cloned())
+        {
+            self.selected_in_secret.insert(agreed, origin);
+        }
         let mut names: NameMap<'a, SlotId> = NameMap::default();
         // One file for every copy of a member: definitions rank alike only with the same
         // key and file (`ranking`), and the copies must stay unordered.
@@ -1732,6 +1743,7 @@ impl<'a> Evaluator<'a> {
             names: NameMap::with_capacity_and_hasher(8, Default::default()),
             contributions: Vec::with_capacity(8),
             bodies: Vec::new(),
+            secret: None,
         };
         // Where the value below was given: a top that is not a block cannot merge onto
         // it, and showing it explains why (`X ~> 1` over an imported `X => { ... }`).
@@ -1813,6 +1825,9 @@ impl<'a> Evaluator<'a> {
                 return Err(EvalError::new(e));
             };
             let at = d.map(|d| ev.def(d).site).unwrap_or_default();
+            if members.secret.is_none() {
+                members.secret = ev.selected_in_secret.get(b).cloned();
+            }
             let written_here = matches!(ev.block(*b).place, Place::Of(owner) if owner == s)
                 && ev.value_import_file(*b).is_none();
             if !written_here {
@@ -1857,6 +1872,7 @@ impl<'a> Evaluator<'a> {
                     members.add_all(name.clone(), m.of(*at).iter().copied());
                 }
                 members.bodies.extend(m.bodies);
+                members.secret = members.secret.take().or(m.secret);
             }
         }
         Ok(Folded::Merge(members))
@@ -1945,6 +1961,7 @@ impl<'a> Evaluator<'a> {
             mut names,
             contributions,
             bodies,
+            secret,
         } = gathered;
         let of = |at: &SlotId| contributions_at(&contributions, *at);
         let mut sorted = true;
@@ -1968,6 +1985,9 @@ impl<'a> Evaluator<'a> {
             });
         }
         let b = self.new_block(Place::Of(s), BlockState::Built);
+        if let Some(origin) = secret {
+            self.selected_in_secret.insert(b, origin);
+        }
         self.slots.reserve(names.len());
         for (name, at) in names.iter_mut() {
             let defs: Defs = match of(at) {

@@ -438,7 +438,54 @@ fn walk_path(
     let mut walked = String::new();
     let mut walked_slot: Option<model::SlotId> = None;
     let mut at_slot = false;
+    // Inside what a secret selector picked (`X => $Sel.($P.fred.UserName)`, then `-o
+    // out:X.V`): the secret's origin and how it is shown. From there on, no resource's
+    // name or place, no message's details and no trace entry may say which it picked.
+    let mut in_secret: Option<(Rc<str>, String)> = None;
+    let (warned, settled) = (ev.warnings.len(), ev.settled.len());
     for step in path.split('.') {
+        if in_secret.is_none() {
+            let picked = match &cur {
+                Val::Block(b) => ev.selected_in_secret.get(b).cloned(),
+                other => crate::secret::secret_origin([other]),
+            };
+            in_secret = picked.map(|o| {
+                let shown = crate::val::redacted(&o, true);
+                (o, shown)
+            });
+        }
+        if let Some((_, shown)) = &in_secret {
+            // The last resource outside stays the place and the resource of messages.
+            let step_result = match cur {
+                Val::Block(b) => match ev.member(b, step, at) {
+                    Ok(Some(slot)) => ev.force(slot).ok(),
+                    _ => None,
+                },
+                other => ev
+                    .select_value(other, &Val::Lit(Rc::from(step)), at, at)
+                    .ok(),
+            };
+            ev.hide_what_a_secret_selected(warned, settled, shown, at);
+            let Some(v) = step_result else {
+                let mut d = Diagnostic::error(format!(
+                    "cannot output `{path}`: nothing can be selected there with {shown}"
+                ))
+                .note("the details are not shown, because a secret selector picked what the path leads into");
+                if let Some(slot) = walked_slot {
+                    d = d
+                        .at(ev.slot_site(slot))
+                        .with_label(format!("`{}` is defined here", ev.slot_path(slot)));
+                }
+                return Err(vec![d]);
+            };
+            at_slot = false;
+            cur = v;
+            if !walked.is_empty() {
+                walked.push('.');
+            }
+            walked.push_str(step);
+            continue;
+        }
         let not_there = |ev: &Evaluator<'_>, e: EvalError| {
             let mut d = *e.diag;
             let what = if walked.is_empty() {
@@ -489,6 +536,15 @@ fn walk_path(
             walked.push('.');
         }
         walked.push_str(step);
+    }
+    if let Some((origin, shown)) = &in_secret {
+        ev.hide_what_a_secret_selected(warned, settled, shown, at);
+        if let Val::Block(b) = &cur {
+            ev.selected_in_secret
+                .entry(*b)
+                .or_insert_with(|| origin.clone());
+        }
+        cur = crate::secret::mark_over(cur, origin);
     }
     Ok(Walked {
         value: cur,

@@ -60,6 +60,28 @@ pub(crate) fn mark(v: Val, origin: &Rc<str>) -> Val {
     })
 }
 
+/// `v` marked as computed from the secret `origin`, as [`mark`] does, but a secret it
+/// holds is marked anew too: a value a secret selector picked (`$P.($P.fred.UserName)
+/// .Password`) must not show the origin it had, which names what was picked.
+pub(crate) fn mark_over(v: Val, origin: &Rc<str>) -> Val {
+    deep(|| match v {
+        Val::Secret(s) => Val::Secret(Rc::new(Secret {
+            value: s.value.clone(),
+            origin: origin.clone(),
+            derived: true,
+        })),
+        Val::List(l) => {
+            let items = l
+                .items
+                .iter()
+                .map(|x| mark_over(x.clone(), origin))
+                .collect();
+            make_list(items).unwrap_or(Val::List(l))
+        }
+        other => mark(other, origin),
+    })
+}
+
 /// The origin of the first secret among `vals` (looking into lists).
 pub(crate) fn secret_origin<'v>(vals: impl IntoIterator<Item = &'v Val>) -> Option<Rc<str>> {
     vals.into_iter().find_map(|v| match v {

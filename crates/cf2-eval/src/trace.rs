@@ -221,7 +221,11 @@ pub(crate) fn preview(v: &Val) -> String {
         Val::Str(s) => quoted_preview(s, '"'),
         other => other.describe(),
     };
-    if let Val::List(l) = v {
+    if let Val::List(l) = v.plain() {
+        // Each secret shown would count them (`describe` does not).
+        if v.holds_secret() {
+            return v.describe();
+        }
         let parts: Vec<String> = l
             .items
             .iter()

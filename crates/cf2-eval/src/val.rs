@@ -75,6 +75,18 @@ impl Val {
         matches!(self, Val::Secret(_))
     }
 
+    /// Whether this is a secret, or a list of nothing but secrets at any depth, as a list
+    /// a secret selector picked is (every element marked): how many there are may say
+    /// which it picked. (A list written with a secret among plain elements is not one.)
+    /// Values nest at most `MAX_DEPTH` levels, so the recursion is bounded.
+    pub fn holds_secret(&self) -> bool {
+        match self {
+            Val::Secret(_) => true,
+            Val::List(l) => !l.items.is_empty() && l.items.iter().all(Val::holds_secret),
+            _ => false,
+        }
+    }
+
     pub fn depth(&self) -> usize {
         match self {
             Val::List(l) => l.depth,
@@ -121,6 +133,8 @@ impl Val {
             Val::Num(n) => n.to_string(),
             Val::Bool(b) => b.to_string(),
             Val::Regex(r) => format!("/{r}/"),
+            // How many secrets a list holds may say which list a secret selector picked.
+            Val::List(_) if self.holds_secret() => "a list of secrets".to_string(),
             Val::List(l) => match l.items.len() {
                 0 => "an empty list".to_string(),
                 1 => "a list of 1 element".to_string(),

@@ -983,6 +983,18 @@ impl<'a> Evaluator<'a> {
                     }
                     Value::List(out)
                 }
+                // A block a secret selector picked: which it is is secret, and its members
+                    // would say so (security.md §6).
+                Val::Block(b) if self.selected_in_secret.contains_key(b) => {
+                    let origin = self.selected_in_secret.get(b).cloned().unwrap_or_default();
+                    return Err(EvalError::new(
+                        Diagnostic::error(format!(
+                            "a block selected by a secret (from {origin}) cannot be given to a custom function"
+                        ))
+                        .at(at)
+                        .note("secrets never leave the evaluator: custom functions run outside it (docs/functions.md)"),
+                    ));
+                }
                 Val::Block(b) => {
                     let mut out = Block::default();
                     let members = self.members(*b, at)?;

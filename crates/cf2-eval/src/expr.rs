@@ -364,7 +364,7 @@ impl<'a> Evaluator<'a> {
 
     /// Remembers the blocks of `v` (itself, or in its lists) as selected by a secret from
     /// `origin` ([`Evaluator::selected_in_secret`]).
-    fn taint_selected_blocks(&mut self, v: &Val, origin: &Rc<str>) {
+    pub(crate) fn taint_selected_blocks(&mut self, v: &Val, origin: &Rc<str>) {
         match v {
             Val::Block(b) => {
                 self.selected_in_secret

@@ -525,8 +525,43 @@ impl<'a> Evaluator<'a> {
                 }
                 true
             }
-            (Val::Block(x), Val::Block(y)) => self.equal_blocks(*x, *y, at)?,
+            (Val::Block(x), Val::Block(y)) => {
+                let (x, y) = (*x, *y);
+                self.hiding_selected(&[x, y], at, |ev| ev.equal_blocks(x, y, at))?
+            }
             _ => false,
+        })
+    }
+
+    /// Runs `f`, which reads the members of `blocks`: where one of them was picked by a
+    /// secret selector (`Evaluator::selected_in_secret`), the trace entries and warnings
+    /// it makes are hidden, as a selection by the secret hides them, and an error it meets
+    /// is told without its details (a comparison by `~(union)>`, `~(remove)>` or of
+    /// unordered values would name the member and its place, and so what was picked).
+    pub(crate) fn hiding_selected<T>(
+        &mut self,
+        blocks: &[BlockId],
+        at: Span,
+        f: impl FnOnce(&mut Self) -> R<T>,
+    ) -> R<T> {
+        let Some(origin) = blocks
+            .iter()
+            .find_map(|b| self.selected_in_secret.get(b).cloned())
+        else {
+            return f(self);
+        };
+        let shown = crate::val::redacted(&origin, true);
+        let (warned, settled) = (self.warnings.len(), self.settled.len());
+        let r = f(self);
+        self.hide_what_a_secret_selected(warned, settled, &shown, at);
+        r.map_err(|e| EvalError {
+            diag: Box::new(
+                Diagnostic::error(format!("what {shown} selected cannot be compared"))
+                    .at(at)
+                    .note("the details are not shown, because the selector is a secret"),
+            ),
+            kind: e.kind,
+            more: Vec::new(),
         })
     }
 
@@ -623,7 +658,10 @@ impl<'a> Evaluator<'a> {
                 x.items.len().cmp(&y.items.len())
             }
             (Val::Block(x), Val::Block(y)) => {
-                return self.cmp_blocks(*x, *y, leaf, settle_order, at);
+                let (x, y) = (*x, *y);
+                return self.hiding_selected(&[x, y], at, |ev| {
+                    ev.cmp_blocks(x, y, leaf, settle_order, at)
+                });
             }
             _ => leaf(a, b),
         })

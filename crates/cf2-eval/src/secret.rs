@@ -236,7 +236,27 @@ impl<'a> Evaluator<'a> {
                 let items: Vec<Val> = l.items.iter().map(|x| self.open(x.clone())).collect();
                 make_list(items).unwrap_or(Val::List(l))
             }
-            other => other,
+            other => {
+                // A block a secret selector picked, or a list holding one: reading it is
+                // reading the secret's choice, so what is made of it is secret too.
+                if let Some(origin) = self.selected_origin_in(&other) {
+                    self.note_choice(origin);
+                }
+                other
+            }
+        }
+    }
+
+    /// The origin of a block in `v` (itself, or in its lists) that a secret selector
+    /// picked. Values nest at most `MAX_DEPTH` levels, so the recursion is bounded.
+    pub(crate) fn selected_origin_in(&self, v: &Val) -> Option<Rc<str>> {
+        if self.selected_in_secret.is_empty() {
+            return None;
+        }
+        match v {
+            Val::Block(b) => self.selected_in_secret.get(b).cloned(),
+            Val::List(l) => l.items.iter().find_map(|x| self.selected_origin_in(x)),
+            _ => None,
         }
     }
 
@@ -259,6 +279,20 @@ impl<'a> Evaluator<'a> {
                     texts: vec![text],
                 })
             }
+        }
+    }
+
+    /// Notes that a secret's choice was read (a block a secret selector picked): what is
+    /// made of it is secret, but there is no secret text to keep out of messages.
+    pub(crate) fn note_choice(&mut self, origin: Rc<str>) {
+        if self.taint_depth == 0 {
+            return;
+        }
+        if self.taint.is_none() {
+            self.taint = Some(Taint {
+                origin,
+                texts: Vec::new(),
+            });
         }
     }
 
@@ -292,7 +326,12 @@ impl<'a> Evaluator<'a> {
             scrub(w, &taint);
         }
         match r {
-            Ok(v) => Ok(mark(v, &taint.origin)),
+            Ok(v) => {
+                // Blocks in the result depend on the secret as much as its scalars
+                // (`~(remove)>` leaving the block the secret did not pick).
+                self.taint_selected_blocks(&v, &taint.origin);
+                Ok(mark(v, &taint.origin))
+            }
             Err(mut e) => {
                 scrub(&mut e.diag, &taint);
                 for d in &mut e.more {

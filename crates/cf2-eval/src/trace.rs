@@ -75,7 +75,13 @@ impl<'a> Evaluator<'a> {
             let origins = |defs: &[DefId]| defs.iter().map(|d| self.origin(*d)).collect();
             out.push(Provenance {
                 path: self.slot_path(*s),
-                value: preview(v),
+                // A list holding a block a secret selector picked: its length and order may
+                // depend on the secret (`~(remove)>` took the block out or not).
+                value: if matches!(v, Val::List(_)) && self.selected_origin_in(v).is_some() {
+                    "a list holding what a secret selected".to_string()
+                } else {
+                    preview(v)
+                },
                 rule: if o.rule.is_empty() {
                     "no value".to_string()
                 } else {

@@ -112,7 +112,9 @@ const PLACEHOLDER: char = '\u{F8FF}';
 
 /// Removes the texts of `taint` from a diagnostic made while they were open.
 pub(crate) fn scrub(d: &mut Diagnostic, taint: &Taint) {
-    let shown = redacted(&taint.origin, false);
+    // A value computed from the secret (a comparison's boolean) is shown as computed.
+    let derived = !taint.texts.is_empty() && taint.texts.iter().all(|(_, d)| *d);
+    let shown = redacted(&taint.origin, derived);
     let mut withheld = false;
     let mut clean = |s: &mut String| {
         let (text, hide) = scrubbed(s, &taint.texts, &shown);

@@ -372,7 +372,16 @@ fn select_path(
         // A resource: the same diagnostics as when the whole configuration is output
         // (where its `?` or empty `if` is written, and why).
         Some(slot) if at_slot => ev.materialize_slot(slot).map_err(flatten),
-        _ if value.is_undef() => Err(vec![Diagnostic::error(format!("`{path}` is undefined"))]),
+        _ if value.is_undef() => {
+            // An element (or what a secret picked): placed at the resource that holds it.
+            let mut d = Diagnostic::error(format!("`{path}` is undefined"));
+            if let Some(s) = slot {
+                d = d
+                    .at(ev.slot_site(s))
+                    .with_label(format!("`{}` is defined here", ev.slot_path(s)));
+            }
+            Err(vec![d])
+        }
         _ => ev.materialize(&value, 1, Span::default()).map_err(flatten),
     }
 }
@@ -456,6 +465,7 @@ fn walk_path(
         }
         if let Some((_, shown)) = &in_secret {
             // The last resource outside stays the place and the resource of messages.
+            let outside = walked_slot.map_or(at, |s| ev.slot_site(s));
             let step_result = match cur {
                 Val::Block(b) => match ev.member(b, step, at) {
                     Ok(Some(slot)) => ev.force(slot).ok(),
@@ -464,8 +474,10 @@ fn walk_path(
                 other => ev
                     .select_value(other, &Val::Lit(Rc::from(step)), at, at)
                     .ok(),
-            };
-            ev.hide_what_a_secret_selected(warned, settled, shown, at);
+            }
+            // Undefined there or not there at all would tell two picks apart.
+            .filter(|v| !v.is_undef());
+            ev.hide_what_a_secret_selected(warned, settled, shown, outside);
             let Some(v) = step_result else {
                 let mut d = Diagnostic::error(format!(
                     "cannot output `{path}`: nothing can be selected there with {shown}"
@@ -538,7 +550,8 @@ fn walk_path(
         walked.push_str(step);
     }
     if let Some((origin, shown)) = &in_secret {
-        ev.hide_what_a_secret_selected(warned, settled, shown, at);
+        let outside = walked_slot.map_or(at, |s| ev.slot_site(s));
+        ev.hide_what_a_secret_selected(warned, settled, shown, outside);
         if let Val::Block(b) = &cur {
             ev.selected_in_secret
                 .entry(*b)

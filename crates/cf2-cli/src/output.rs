@@ -378,6 +378,14 @@ pub fn refusal(
     let Some(located) = cf2_eval::locate(host, loader, main, opts, e.path()) else {
         return d;
     };
+    // Inside what a secret selector picked, the path and the reason would say which.
+    let d = match &located.picked {
+        Some(shown) => cf2::Diagnostic::error(format!(
+            "the output cannot be written: it cannot hold a value in what {shown} selected"
+        ))
+        .note("the details are not shown, because the selector is a secret"),
+        None => d,
+    };
     let d = d.at(located.site);
     match located.resource {
         Some(resource) => d

@@ -631,6 +631,23 @@ impl<'a> Evaluator<'a> {
             _ => "not defined".to_string(),
         };
         let fin = shown(&differs.fin);
+        // Read in a block a secret selector picked: the values, and whether one is
+        // defined, would say which it picked.
+        let picked =
+            [Some(s), seen_slot]
+                .into_iter()
+                .flatten()
+                .find_map(|x| match &self.slot(x).state {
+                    SlotState::Done(v) => self.selected_origin_in(v),
+                    _ => None,
+                });
+        let (decided, fin) = match picked {
+            Some(origin) => {
+                let hidden = crate::val::redacted(&origin, true);
+                (format!("= {hidden}"), hidden)
+            }
+            None => (decided, fin),
+        };
         let own: Vec<Span> = seen_slot
             .map(|own| {
                 self.slot(own)
@@ -989,6 +1006,9 @@ impl<'a> Evaluator<'a> {
                     _ => src.node,
                 };
                 let prefix = [Step::Src(src.inst, node)];
+                // A block a secret selector picked (`if (...) then $Sel.($P.x.UserName)`):
+                // its definitions, copied here, give values as secret as the pick.
+                let secret = self.selected_in_secret.get(&from).cloned();
                 work.batches += 1;
                 for (name, s) in members {
                     let target = self.member_slot(b, &name);
@@ -1003,6 +1023,9 @@ impl<'a> Evaluator<'a> {
                         let copy = self.def(d).placed_in(&prefix, order);
                         let private = copy.private;
                         let nd = self.new_def(copy);
+                        if let Some(origin) = &secret {
+                            self.secret_defs.insert(nd, (origin.clone(), at));
+                        }
                         let t = self.slot_mut(target);
                         t.defs.push(nd);
                         t.private |= private;

@@ -70,6 +70,11 @@ pub struct Evaluator<'a> {
     /// §6). A block shared with other resources is hidden there too: more is hidden than
     /// needs to be, never less.
     pub(crate) selected_in_secret: HashMap<BlockId, Rc<str>, foldhash::fast::RandomState>,
+    /// Definitions copied from such a block into another (by an inline `if` or call that
+    /// gives it), with the secret's origin: their values are as secret as the pick, their
+    /// errors are told without details, and the trace does not show them.
+    /// The inline statement that copied each is where its messages are shown.
+    pub(crate) secret_defs: HashMap<DefId, (Rc<str>, Span), foldhash::fast::RandomState>,
     /// Files whose `-Wdup` warnings were already reported.
     pub(crate) dup_reported: Vec<FileId>,
     /// Blocks made by importing a file (or a KeePass database) as a value, with the file:
@@ -215,6 +220,7 @@ impl<'a> Evaluator<'a> {
             settled: Vec::new(),
             settled_in_secret: Vec::new(),
             selected_in_secret: HashMap::default(),
+            secret_defs: HashMap::default(),
             dup_reported: Vec::new(),
             value_imports: HashMap::default(),
             value_import_insts: HashSet::default(),

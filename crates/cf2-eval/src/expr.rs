@@ -459,16 +459,18 @@ impl<'a> Evaluator<'a> {
                 match usize::try_from(i).ok().and_then(|i| l.items.get(i)) {
                     Some(v) => Ok(v.clone()),
                     None => Err(EvalError::missing(
-                        Diagnostic::error(if base.holds_secret() {
-                            // How many secrets it holds may say which list a secret picked.
-                            format!("index {i} is out of range of a list of secrets")
-                        } else {
-                            format!(
-                                "index {i} is out of range: the list has {} element{}",
-                                l.items.len(),
-                                if l.items.len() == 1 { "" } else { "s" }
-                            )
-                        })
+                        Diagnostic::error(
+                            if base.holds_secret() || self.selected_origin_in(&base).is_some() {
+                                // How many secrets it holds may say which list a secret picked.
+                                format!("index {i} is out of range of a list of secrets")
+                            } else {
+                                format!(
+                                    "index {i} is out of range: the list has {} element{}",
+                                    l.items.len(),
+                                    if l.items.len() == 1 { "" } else { "s" }
+                                )
+                            },
+                        )
                         .at(key_at)
                         .hint("list elements are numbered from 0"),
                     )),

@@ -2082,9 +2082,39 @@ impl<'a> Evaluator<'a> {
     /// The value of one definition's body (not yet folded with anything).
     pub(crate) fn def_value(&mut self, d: DefId) -> R<Val> {
         self.evaluating.push((self.stack.len(), d));
-        let v = self.def_value_here(d);
+        let v = match self.secret_defs.get(&d).cloned() {
+            None => self.def_value_here(d),
+            Some((origin, at)) => self.secret_def_value(d, &origin, at),
+        };
         self.evaluating.pop();
         v
+    }
+
+    /// The value of a definition copied from a block a secret selector picked
+    /// ([`Evaluator::secret_defs`]): marked secret, its blocks too, with what its
+    /// evaluation shows (trace entries, warnings) hidden and an error told without its
+    /// details, as when the block is selected from.
+    fn secret_def_value(&mut self, d: DefId, origin: &Rc<str>, at: Span) -> R<Val> {
+        let shown = crate::val::redacted(origin, true);
+        let (warned, settled) = (self.warnings.len(), self.settled.len());
+        let r = self.def_value_here(d);
+        self.hide_what_a_secret_selected(warned, settled, &shown, at);
+        match r {
+            Ok(v) => {
+                self.taint_selected_blocks(&v, origin);
+                Ok(crate::secret::mark_over(v, origin))
+            }
+            Err(e) => Err(EvalError {
+                diag: Box::new(
+                    Diagnostic::error(format!("what {shown} selected cannot be evaluated"))
+                        .at(at)
+                        .with_label("what this statement adds comes from there")
+                        .note("the details are not shown, because the selector is a secret"),
+                ),
+                kind: e.kind,
+                more: Vec::new(),
+            }),
+        }
     }
 
     fn def_value_here(&mut self, d: DefId) -> R<Val> {

@@ -367,6 +367,7 @@ fn select_path(
         value,
         slot,
         at_slot,
+        ..
     } = walk_path(ev, top, path)?;
     match slot {
         // A resource: the same diagnostics as when the whole configuration is output
@@ -395,6 +396,9 @@ pub struct Located {
     pub resource: Option<String>,
     /// Where that resource's value is decided, or the start of the main file.
     pub site: Span,
+    /// The path leads into what a secret selector picked, shown as this redaction: a
+    /// message about the value must not name the path below `resource` or the value.
+    pub picked: Option<String>,
 }
 
 /// Where the value at `path` comes from (see [`Located`]). `None` when the compile fails.
@@ -408,19 +412,22 @@ pub fn locate(
 ) -> Option<Located> {
     let mut found = None;
     let _ = evaluate_with(host, loader, main, opts, |ev, top| {
-        let slot = if path.is_empty() {
-            None
+        let (slot, picked) = if path.is_empty() {
+            (None, None)
         } else {
-            walk_path(ev, top, path)?.slot
+            let walked = walk_path(ev, top, path)?;
+            (walked.slot, walked.picked)
         };
         found = match slot {
             Some(s) => Some(Located {
                 resource: Some(ev.slot_path(s)),
                 site: ev.top_site(s),
+                picked,
             }),
             None => ev.main_file.map(|f| Located {
                 resource: None,
                 site: Span::new(f, 0, 0),
+                picked,
             }),
         };
         Ok(())
@@ -434,6 +441,8 @@ struct Walked {
     value: Val,
     slot: Option<model::SlotId>,
     at_slot: bool,
+    /// The path entered what a secret selector picked (the redaction to show).
+    picked: Option<String>,
 }
 
 /// Follows `path` (not empty) from the top block, forcing each resource on the way.
@@ -563,5 +572,6 @@ fn walk_path(
         value: cur,
         slot: walked_slot,
         at_slot,
+        picked: in_secret.map(|(_, shown)| shown),
     })
 }

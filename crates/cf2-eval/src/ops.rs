@@ -173,6 +173,28 @@ impl<'a> Evaluator<'a> {
         let result = self
             .binary_values(op, &lv, &rv, l.span, r.span, at, origin.clone())
             .map_err(|e| self.value_origin(e, [l, r], sc));
+        // A list holding a block a secret selector picked (a `~(union)>` of it): its length
+        // says whether the pick matched another element, so the error says no more.
+        let picked = match &result {
+            Err(_) => self
+                .selected_origin_in(&lv)
+                .or_else(|| self.selected_origin_in(&rv)),
+            Ok(_) => None,
+        };
+        if let (Some(picked), Err(e)) = (picked, &result) {
+            let shown = crate::val::redacted(&picked, true);
+            return Err(EvalError {
+                diag: Box::new(
+                    Diagnostic::error(format!(
+                        "`{sym}` cannot be applied to a value holding what {shown} selected"
+                    ))
+                    .at(at)
+                    .note("the details are not shown, because the selector is a secret"),
+                ),
+                kind: e.kind.clone(),
+                more: Vec::new(),
+            });
+        }
         secret_if(result, origin)
     }
 

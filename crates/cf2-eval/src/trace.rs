@@ -59,7 +59,11 @@ impl<'a> Evaluator<'a> {
                 continue;
             };
             let Some(o) = &slot.outcome else { continue };
-            if self.settled_in_secret.contains(s) {
+            // Decided by definitions copied from a block a secret selector picked: their
+            // places are in that block, and so say which it is.
+            let copied_in_secret = !self.secret_defs.is_empty()
+                && (o.used.iter().chain(&o.overridden)).any(|d| self.secret_defs.contains_key(d));
+            if self.settled_in_secret.contains(s) || copied_in_secret {
                 out.push(Provenance {
                     path: "‹a resource selected by a secret›".to_string(),
                     value: "‹secret›".to_string(),

@@ -1008,7 +1008,7 @@ impl<'a> Evaluator<'a> {
                 let prefix = [Step::Src(src.inst, node)];
                 // A block a secret selector picked (`if (...) then $Sel.($P.x.UserName)`):
                 // its definitions, copied here, give values as secret as the pick.
-                let secret = self.selected_in_secret.get(&from).cloned();
+                let secret = self.picked_origin(&from);
                 work.batches += 1;
                 for (name, s) in members {
                     let target = self.member_slot(b, &name);

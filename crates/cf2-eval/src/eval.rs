@@ -742,6 +742,25 @@ impl<'a> Evaluator<'a> {
 
     /// The file block `b` was imported from as a value (`import(f)`, a KeePass database),
     /// if it was.
+    /// The origin of the secret whose selector picked block `b`, if one did
+    /// ([`Evaluator::selected_in_secret`]); asked for every block read, so the usual
+    /// case, no such block at all, costs no hashing.
+    pub(crate) fn picked_origin(&self, b: &BlockId) -> Option<Rc<str>> {
+        if self.selected_in_secret.is_empty() {
+            return None;
+        }
+        self.selected_in_secret.get(b).cloned()
+    }
+
+    /// A definition copied from a picked block ([`Evaluator::secret_defs`]), with its
+    /// secret's origin and the statement that copied it; asked for every definition.
+    pub(crate) fn secret_def(&self, d: DefId) -> Option<(Rc<str>, Span)> {
+        if self.secret_defs.is_empty() {
+            return None;
+        }
+        self.secret_defs.get(&d).cloned()
+    }
+
     pub(crate) fn value_import_file(&self, b: BlockId) -> Option<FileId> {
         self.value_imports.get(&b).copied()
     }

@@ -321,7 +321,7 @@ impl<'a> Evaluator<'a> {
         // A member of a block that a secret selected (`$Sel.($P.fred.UserName).A`): which
         // one it is depends on the secret as much as the block did.
         if let Val::Block(b) = &base {
-            if let Some(origin) = self.selected_in_secret.get(b).cloned() {
+            if let Some(origin) = self.picked_origin(b) {
                 let shown = crate::val::redacted(&origin, true);
                 return self.select_in_secret(base, &key, &origin, &shown, sel.span, at);
             }

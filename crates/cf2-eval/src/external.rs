@@ -985,8 +985,8 @@ impl<'a> Evaluator<'a> {
                 }
                 // A block a secret selector picked: which it is is secret, and its members
                     // would say so (security.md §6).
-                Val::Block(b) if self.selected_in_secret.contains_key(b) => {
-                    let origin = self.selected_in_secret.get(b).cloned().unwrap_or_default();
+                Val::Block(b) if self.picked_origin(b).is_some() => {
+                    let origin = self.picked_origin(b).unwrap_or_default();
                     return Err(EvalError::new(
                         Diagnostic::error(format!(
                             "a block selected by a secret (from {origin}) cannot be given to a custom function"

@@ -846,10 +846,7 @@ impl<'a> Evaluator<'a> {
         let order = self.members(first, self.def(first_def).site)?;
         let agreed = self.new_block(Place::Of(s), BlockState::Built);
         // Agreed on blocks a secret selector picked: as secret as they are.
-        if let Some(origin) = copies_of
-            .iter()
-            .find_map(|(_, b)| self.selected_in_secret.get(b).cloned())
-        {
+        if let Some(origin) = copies_of.iter().find_map(|(_, b)| self.picked_origin(b)) {
             self.selected_in_secret.insert(agreed, origin);
         }
         let mut names: NameMap<'a, SlotId> = NameMap::default();
@@ -1826,7 +1823,7 @@ impl<'a> Evaluator<'a> {
             };
             let at = d.map(|d| ev.def(d).site).unwrap_or_default();
             if members.secret.is_none() {
-                members.secret = ev.selected_in_secret.get(b).cloned();
+                members.secret = ev.picked_origin(b);
             }
             let written_here = matches!(ev.block(*b).place, Place::Of(owner) if owner == s)
                 && ev.value_import_file(*b).is_none();
@@ -2082,7 +2079,7 @@ impl<'a> Evaluator<'a> {
     /// The value of one definition's body (not yet folded with anything).
     pub(crate) fn def_value(&mut self, d: DefId) -> R<Val> {
         self.evaluating.push((self.stack.len(), d));
-        let v = match self.secret_defs.get(&d).cloned() {
+        let v = match self.secret_def(d) {
             None => self.def_value_here(d),
             Some((origin, at)) => self.secret_def_value(d, &origin, at),
         };

@@ -464,7 +464,7 @@ fn walk_path(
     for step in path.split('.') {
         if in_secret.is_none() {
             let picked = match &cur {
-                Val::Block(b) => ev.selected_in_secret.get(b).cloned(),
+                Val::Block(b) => ev.picked_origin(b),
                 other => crate::secret::secret_origin([other]),
             };
             in_secret = picked.map(|o| {

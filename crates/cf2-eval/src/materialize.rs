@@ -124,7 +124,7 @@ impl<'a> Evaluator<'a> {
                 }
                 let holder = self.materializing_slots.last().copied();
                 self.materializing.push((*b, holder));
-                let in_secret = self.selected_in_secret.get(b).cloned();
+                let in_secret = self.picked_origin(b);
                 let (warned, settled) = (self.warnings.len(), self.settled.len());
                 let result = self.emit_members(*b, depth, at, sink);
                 self.materializing.pop();
@@ -544,10 +544,7 @@ impl<'a> Evaluator<'a> {
         at: Span,
         f: impl FnOnce(&mut Self) -> R<T>,
     ) -> R<T> {
-        let Some(origin) = blocks
-            .iter()
-            .find_map(|b| self.selected_in_secret.get(b).cloned())
-        else {
+        let Some(origin) = blocks.iter().find_map(|b| self.picked_origin(b)) else {
             return f(self);
         };
         let shown = crate::val::redacted(&origin, true);

@@ -256,7 +256,7 @@ impl<'a> Evaluator<'a> {
             return None;
         }
         match v {
-            Val::Block(b) => self.selected_in_secret.get(b).cloned(),
+            Val::Block(b) => self.picked_origin(b),
             Val::List(l) => l.items.iter().find_map(|x| self.selected_origin_in(x)),
             _ => None,
         }

@@ -73,6 +73,10 @@ pub struct Evaluator<'a> {
     /// Definitions copied from such a block into another (by an inline `if` or call that
     /// gives it), with the secret's origin: their values are as secret as the pick, their
     /// errors are told without details, and the trace does not show them.
+    /// Blocks a secret selector picked a member of (`Sel` of `$Sel.($P.x.UserName)`), with
+    /// the secret's origin: each member's block counts as picked (`picked_origin`), so
+    /// that the pick is hidden alike wherever any candidate is read.
+    pub(crate) picked_from: HashMap<BlockId, Rc<str>, foldhash::fast::RandomState>,
     /// The inline statement that copied each is where its messages are shown.
     pub(crate) secret_defs: HashMap<DefId, (Rc<str>, Span), foldhash::fast::RandomState>,
     /// Files whose `-Wdup` warnings were already reported.
@@ -221,6 +225,7 @@ impl<'a> Evaluator<'a> {
             settled_in_secret: Vec::new(),
             selected_in_secret: HashMap::default(),
             secret_defs: HashMap::default(),
+            picked_from: HashMap::default(),
             dup_reported: Vec::new(),
             value_imports: HashMap::default(),
             value_import_insts: HashSet::default(),
@@ -746,10 +751,19 @@ impl<'a> Evaluator<'a> {
     /// ([`Evaluator::selected_in_secret`]); asked for every block read, so the usual
     /// case, no such block at all, costs no hashing.
     pub(crate) fn picked_origin(&self, b: &BlockId) -> Option<Rc<str>> {
-        if self.selected_in_secret.is_empty() {
+        if self.selected_in_secret.is_empty() && self.picked_from.is_empty() {
             return None;
         }
-        self.selected_in_secret.get(b).cloned()
+        if let Some(origin) = self.selected_in_secret.get(b) {
+            return Some(origin.clone());
+        }
+        // A block that is a member of one a secret selector picked from: a candidate.
+        match self.block(*b).place {
+            Place::Of(slot) if !self.picked_from.is_empty() => {
+                self.picked_from.get(&self.slot(slot).parent).cloned()
+            }
+            _ => None,
+        }
     }
 
     /// A definition copied from a picked block ([`Evaluator::secret_defs`]), with its

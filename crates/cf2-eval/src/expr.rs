@@ -316,6 +316,11 @@ impl<'a> Evaluator<'a> {
             let shown = key.describe();
             let origin = secret.origin.clone();
             let plain = secret.value.clone();
+            // Every candidate is as hidden as the one picked: hiding only the pick would
+            // show which it is beside its siblings read by name (`$Sel.mary`).
+            if let Val::Block(b) = &base {
+                self.picked_from.entry(*b).or_insert_with(|| origin.clone());
+            }
             return self.select_in_secret(base, &plain, &origin, &shown, sel.span, at);
         }
         // A member of a block that a secret selected (`$Sel.($P.fred.UserName).A`): which

@@ -63,7 +63,11 @@ impl<'a> Evaluator<'a> {
             // places are in that block, and so say which it is.
             let copied_in_secret = !self.secret_defs.is_empty()
                 && (o.used.iter().chain(&o.overridden)).any(|d| self.secret_defs.contains_key(d));
-            if self.settled_in_secret.contains(s) || copied_in_secret {
+            // A candidate of a secret pick, or a member of one: shown alike, picked or not.
+            let candidate = !self.picked_from.is_empty()
+                && (self.picked_from.contains_key(&slot.parent)
+                    || self.picked_origin(&slot.parent).is_some());
+            if self.settled_in_secret.contains(s) || copied_in_secret || candidate {
                 out.push(Provenance {
                     path: "‹a resource selected by a secret›".to_string(),
                     value: "‹secret›".to_string(),

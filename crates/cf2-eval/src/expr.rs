@@ -347,24 +347,14 @@ impl<'a> Evaluator<'a> {
         key_at: Span,
         at: Span,
     ) -> R<Val> {
-        let (warned, settled) = (self.warnings.len(), self.settled.len());
-        let selected = self.select_value(base, key, key_at, at);
-        self.hide_what_a_secret_selected(warned, settled, shown, key_at);
-        match selected {
-            Ok(v) => {
-                self.taint_selected_blocks(&v, origin);
-                Ok(crate::secret::mark_over(v, origin))
-            }
-            Err(e) => Err(EvalError {
-                diag: Box::new(
-                    Diagnostic::error(format!("nothing can be selected with {shown}"))
-                        .at(key_at)
-                        .note("the details are not shown, because the selector is a secret"),
-                ),
-                kind: e.kind,
-                more: Vec::new(),
-            }),
-        }
+        let v = self.under_pick(
+            shown,
+            key_at,
+            |shown| Diagnostic::error(format!("nothing can be selected with {shown}")).at(key_at),
+            |ev| ev.select_value(base, key, key_at, at),
+        )?;
+        self.taint_selected_blocks(&v, origin);
+        Ok(crate::secret::mark_over(v, origin))
     }
 
     /// Remembers the blocks of `v` (itself, or in its lists) as selected by a secret from

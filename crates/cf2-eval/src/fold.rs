@@ -2093,25 +2093,18 @@ impl<'a> Evaluator<'a> {
     /// details, as when the block is selected from.
     fn secret_def_value(&mut self, d: DefId, origin: &Rc<str>, at: Span) -> R<Val> {
         let shown = crate::val::redacted(origin, true);
-        let (warned, settled) = (self.warnings.len(), self.settled.len());
-        let r = self.def_value_here(d);
-        self.hide_what_a_secret_selected(warned, settled, &shown, at);
-        match r {
-            Ok(v) => {
-                self.taint_selected_blocks(&v, origin);
-                Ok(crate::secret::mark_over(v, origin))
-            }
-            Err(e) => Err(EvalError {
-                diag: Box::new(
-                    Diagnostic::error(format!("what {shown} selected cannot be evaluated"))
-                        .at(at)
-                        .with_label("what this statement adds comes from there")
-                        .note("the details are not shown, because the selector is a secret"),
-                ),
-                kind: e.kind,
-                more: Vec::new(),
-            }),
-        }
+        let v = self.under_pick(
+            &shown,
+            at,
+            |shown| {
+                Diagnostic::error(format!("what {shown} selected cannot be evaluated"))
+                    .at(at)
+                    .with_label("what this statement adds comes from there")
+            },
+            |ev| ev.def_value_here(d),
+        )?;
+        self.taint_selected_blocks(&v, origin);
+        Ok(crate::secret::mark_over(v, origin))
     }
 
     fn def_value_here(&mut self, d: DefId) -> R<Val> {

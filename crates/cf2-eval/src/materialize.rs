@@ -124,31 +124,21 @@ impl<'a> Evaluator<'a> {
                 }
                 let holder = self.materializing_slots.last().copied();
                 self.materializing.push((*b, holder));
-                let in_secret = self.picked_origin(b);
-                let (warned, settled) = (self.warnings.len(), self.settled.len());
-                let result = self.emit_members(*b, depth, at, sink);
-                self.materializing.pop();
-                if let Some(origin) = in_secret {
-                    // A block a secret selected: its members' names and messages would
-                    // say which it is (`Sel.fred.A`).
-                    let shown = crate::val::redacted(&origin, true);
-                    self.hide_what_a_secret_selected(warned, settled, &shown, at);
-                    if let Err(e) = result {
-                        return Err(EvalError {
-                            diag: Box::new(
-                                Diagnostic::error(format!(
-                                    "what {shown} selected cannot be output"
-                                ))
+                // A block a secret selected: its members' names and messages would say
+                // which it is (`Sel.fred.A`).
+                let result = match self.picked_origin(b) {
+                    None => self.emit_members(*b, depth, at, sink),
+                    Some(origin) => self.under_pick(
+                        &crate::val::redacted(&origin, true),
+                        at,
+                        |shown| {
+                            Diagnostic::error(format!("what {shown} selected cannot be output"))
                                 .at(at)
-                                .note(
-                                    "the details are not shown, because the selector is a secret",
-                                ),
-                            ),
-                            kind: e.kind,
-                            more: Vec::new(),
-                        });
-                    }
-                }
+                        },
+                        |ev| ev.emit_members(*b, depth, at, sink),
+                    ),
+                };
+                self.materializing.pop();
                 result?;
             }
         }
@@ -547,19 +537,12 @@ impl<'a> Evaluator<'a> {
         let Some(origin) = blocks.iter().find_map(|b| self.picked_origin(b)) else {
             return f(self);
         };
-        let shown = crate::val::redacted(&origin, true);
-        let (warned, settled) = (self.warnings.len(), self.settled.len());
-        let r = f(self);
-        self.hide_what_a_secret_selected(warned, settled, &shown, at);
-        r.map_err(|e| EvalError {
-            diag: Box::new(
-                Diagnostic::error(format!("what {shown} selected cannot be compared"))
-                    .at(at)
-                    .note("the details are not shown, because the selector is a secret"),
-            ),
-            kind: e.kind,
-            more: Vec::new(),
-        })
+        self.under_pick(
+            &crate::val::redacted(&origin, true),
+            at,
+            |shown| Diagnostic::error(format!("what {shown} selected cannot be compared")).at(at),
+            f,
+        )
     }
 
     fn equal_blocks(&mut self, x: BlockId, y: BlockId, at: Span) -> R<bool> {

@@ -17,11 +17,11 @@
 //!
 //! Names (entry titles, group names) are never secret: they are the shape of the data.
 
-use crate::error::R;
+use crate::error::{EvalError, R};
 use crate::eval::{deep, Evaluator};
 use crate::ops::scalar_text;
 use crate::val::{escaped_text, make_list, quoted_preview, redacted, Secret, Val};
-use cf2_syntax::Diagnostic;
+use cf2_syntax::{Diagnostic, Span};
 use std::rc::Rc;
 
 /// The secrets opened while computing something.
@@ -282,6 +282,30 @@ impl<'a> Evaluator<'a> {
                 })
             }
         }
+    }
+
+    /// Runs `f`, whose work depends on what a secret selector picked (shown as `shown`):
+    /// the trace entries and warnings it makes are hidden, as they would name what was
+    /// picked (the warnings replaced by one at `at`), and an error it meets is told as
+    /// `told` says, given `shown`, without its details. The one rule for every reading of
+    /// a pick: selecting from it, copying, comparing and outputting it.
+    pub(crate) fn under_pick<T>(
+        &mut self,
+        shown: &str,
+        at: Span,
+        told: impl FnOnce(&str) -> Diagnostic,
+        f: impl FnOnce(&mut Self) -> R<T>,
+    ) -> R<T> {
+        let (warned, settled) = (self.warnings.len(), self.settled.len());
+        let r = f(self);
+        self.hide_what_a_secret_selected(warned, settled, shown, at);
+        r.map_err(|e| EvalError {
+            diag: Box::new(
+                told(shown).note("the details are not shown, because the selector is a secret"),
+            ),
+            kind: e.kind,
+            more: Vec::new(),
+        })
     }
 
     /// Notes that a secret's choice was read (a block a secret selector picked): what is

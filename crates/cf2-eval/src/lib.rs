@@ -460,7 +460,9 @@ fn walk_path(
     // out:X.V`): the secret's origin and how it is shown. From there on, no resource's
     // name or place, no message's details and no trace entry may say which it picked.
     let mut in_secret: Option<(Rc<str>, String)> = None;
-    let (warned, settled) = (ev.warnings.len(), ev.settled.len());
+    // Where the warnings and trace entries stood on entering it: what came before, on the
+    // way there, is not hidden.
+    let (mut warned, mut settled) = (0, 0);
     for step in path.split('.') {
         if in_secret.is_none() {
             let picked = match &cur {
@@ -471,6 +473,7 @@ fn walk_path(
                 let shown = crate::val::redacted(&o, true);
                 (o, shown)
             });
+            (warned, settled) = (ev.warnings.len(), ev.settled.len());
         }
         if let Some((_, shown)) = &in_secret {
             // The last resource outside stays the place and the resource of messages.

@@ -252,7 +252,9 @@ impl<'a> Evaluator<'a> {
     /// The origin of a block in `v` (itself, or in its lists) that a secret selector
     /// picked. Values nest at most `MAX_DEPTH` levels, so the recursion is bounded.
     pub(crate) fn selected_origin_in(&self, v: &Val) -> Option<Rc<str>> {
-        if self.selected_in_secret.is_empty() {
+        // A candidate of a pick counts too (`picked_origin`), even where the pick itself
+        // gave no block.
+        if self.selected_in_secret.is_empty() && self.picked_from.is_empty() {
             return None;
         }
         match v {

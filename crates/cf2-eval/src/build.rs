@@ -108,6 +108,7 @@ impl<'a> Evaluator<'a> {
                 Ok(())
             }
             BuildSpec::Body { stmts, file, scope } => self.build_body(b, stmts, file, scope),
+            BuildSpec::ViewOf(seen) => self.build_view(b, seen),
         }
     }
 
@@ -378,10 +379,12 @@ impl<'a> Evaluator<'a> {
     fn check_inline_read(&mut self, s: SlotId, seen_slot: Option<SlotId>, read_at: Span) -> R<()> {
         let fin = self.force(s)?;
         // A member the literal lacks was read as not defined (`defined($Tls)`).
-        let seen = match seen_slot.map(|own| &self.slot(own).state) {
+        let seen = match seen_slot {
             None => None,
-            Some(SlotState::Done(v)) => Some(v.clone()),
-            Some(_) => return Ok(()),
+            Some(own) => match self.evaluated_value(own) {
+                Some(v) => Some(v.clone()),
+                None => return Ok(()),
+            },
         };
         let differs = match &seen {
             None if fin.is_undef() => None,
@@ -505,7 +508,7 @@ impl<'a> Evaluator<'a> {
         let looked_up = self.inline_deep_reads.get(&sb);
         let mut read: Vec<BlockRead> = Vec::new();
         for (name, m) in &self.block(sb).members {
-            if let SlotState::Done(v) = &self.slot(*m).state {
+            if let Some(v) = self.evaluated_value(*m) {
                 // Where it was looked up, else where the block was looked at whole.
                 let span = looked_up.and_then(|l| l.get(&**name)).copied().or(whole);
                 read.push((Rc::from(&**name), Some(v.clone()), span));
@@ -633,14 +636,10 @@ impl<'a> Evaluator<'a> {
         let fin = shown(&differs.fin);
         // Read in a block a secret selector picked: the values, and whether one is
         // defined, would say which it picked.
-        let picked =
-            [Some(s), seen_slot]
-                .into_iter()
-                .flatten()
-                .find_map(|x| match &self.slot(x).state {
-                    SlotState::Done(v) => self.selected_origin_in(v),
-                    _ => None,
-                });
+        let picked = [Some(s), seen_slot].into_iter().flatten().find_map(|x| {
+            self.evaluated_value(x)
+                .and_then(|v| self.selected_origin_in(v))
+        });
         let (decided, fin) = match picked {
             Some(origin) => {
                 let hidden = crate::val::redacted(&origin, true);

@@ -63,7 +63,15 @@ pub struct Evaluator<'a> {
     pub(crate) settled: Vec<SlotId>,
     /// Slots settled while evaluating what a secret selector selected: which ones they
     /// are would spell the secret, so traces do not name them.
-    pub(crate) settled_in_secret: Vec<SlotId>,
+    pub(crate) settled_in_secret: Vec<usize>,
+    /// How many readings of a secret's pick (`Evaluator::under_pick`) are running.
+    pub(crate) pick_depth: u32,
+    /// The values of resources first evaluated while reading a secret's pick, kept apart
+    /// from their slots (`Evaluator::force`): a resource read there has its warnings and
+    /// trace hidden, and read by name later it must show them as if the pick had never
+    /// looked at it, or their absence would say what was picked (`fred => $PF`: `PF`'s
+    /// warning missing and `PM`'s shown). So it is evaluated again when read outside.
+    pub(crate) pick_memo: HashMap<SlotId, R<Val>, foldhash::fast::RandomState>,
     /// Blocks that a secret selector selected (`$Sel.($P.fred.UserName)`), with the
     /// secret's origin: which block it is is as secret as the selector, so its members
     /// are secret when selected, and outputting it hides what it evaluates (security.md
@@ -223,6 +231,8 @@ impl<'a> Evaluator<'a> {
             regexes: HashMap::new(),
             settled: Vec::new(),
             settled_in_secret: Vec::new(),
+            pick_depth: 0,
+            pick_memo: HashMap::default(),
             selected_in_secret: HashMap::default(),
             secret_defs: HashMap::default(),
             picked_from: HashMap::default(),
@@ -456,6 +466,19 @@ impl<'a> Evaluator<'a> {
 
     // ----- slots --------------------------------------------------------------------
 
+    /// The value a slot was evaluated to, if it was: by name, or while a secret's pick was
+    /// read ([`Evaluator::pick_memo`]).
+    pub(crate) fn evaluated_value(&self, s: SlotId) -> Option<&Val> {
+        match &self.slot(s).state {
+            SlotState::Done(v) => Some(v),
+            SlotState::Pending => match self.pick_memo.get(&s) {
+                Some(Ok(v)) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The value of a slot: its definitions folded (once; the result is memoised).
     pub(crate) fn force(&mut self, s: SlotId) -> R<Val> {
         match &self.slot(s).state {
@@ -473,8 +496,15 @@ impl<'a> Evaluator<'a> {
                         .unwrap_or_else(|| self.cycle_error(s))),
                 };
             }
-            SlotState::Pending => {}
+            SlotState::Pending => {
+                if self.pick_depth > 0 {
+                    if let Some(r) = self.pick_memo.get(&s) {
+                        return r.clone();
+                    }
+                }
+            }
         }
+        let in_pick = self.pick_depth > 0;
         self.slot_mut(s).state = SlotState::Active;
         self.stack.push(s);
         // List positions belong to the slot whose value holds the list.
@@ -489,6 +519,17 @@ impl<'a> Evaluator<'a> {
         self.elements = elements;
         self.stack.pop();
         match result {
+            // Read for a secret's pick: kept apart, the slot left to be evaluated anew
+            // outside (`pick_memo`); its trace entry is only a hidden one.
+            Ok((v, outcome)) if in_pick => {
+                self.slot_mut(s).state = SlotState::Pending;
+                if outcome.record.is_some() {
+                    self.settled.push(s);
+                }
+                self.pick_memo.insert(s, Ok(v.clone()));
+                self.note_inline_seen(s, &v);
+                Ok(v)
+            }
             Ok((v, outcome)) => {
                 let slot = self.slot_mut(s);
                 slot.state = SlotState::Done(v.clone());
@@ -504,7 +545,12 @@ impl<'a> Evaluator<'a> {
                 if e.diag.resource.is_none() {
                     e.diag.resource = Some(self.slot_path(s));
                 }
-                self.slot_mut(s).state = SlotState::Failed(e.clone());
+                if in_pick {
+                    self.slot_mut(s).state = SlotState::Pending;
+                    self.pick_memo.insert(s, Err(e.clone()));
+                } else {
+                    self.slot_mut(s).state = SlotState::Failed(e.clone());
+                }
                 Err(e)
             }
         }

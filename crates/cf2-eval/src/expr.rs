@@ -353,27 +353,8 @@ impl<'a> Evaluator<'a> {
             |shown| Diagnostic::error(format!("nothing can be selected with {shown}")).at(key_at),
             |ev| ev.select_value(base, key, key_at, at),
         )?;
-        self.taint_selected_blocks(&v, origin);
+        let v = self.view_of_pick(v, origin);
         Ok(crate::secret::mark_over(v, origin))
-    }
-
-    /// Remembers the blocks of `v` (itself, or in its lists) as selected by a secret from
-    /// `origin` ([`Evaluator::selected_in_secret`]).
-    pub(crate) fn taint_selected_blocks(&mut self, v: &Val, origin: &Rc<str>) {
-        match v {
-            Val::Block(b) => {
-                self.selected_in_secret
-                    .entry(*b)
-                    .or_insert_with(|| origin.clone());
-            }
-            // Values nest at most `MAX_DEPTH` levels, so this recursion is bounded.
-            Val::List(l) => {
-                for item in l.items.iter() {
-                    self.taint_selected_blocks(item, origin);
-                }
-            }
-            _ => {}
-        }
     }
 
     /// What a secret selector selected is as secret as the selector: the warnings given
@@ -394,7 +375,7 @@ impl<'a> Evaluator<'a> {
                 .note("the details are not shown, because the selector is a secret");
             self.warn_once(w);
         }
-        let hidden = self.settled.get(settled..).unwrap_or(&[]).to_vec();
+        let hidden = settled..self.settled.len().max(settled);
         self.settled_in_secret.extend(hidden);
     }
 

@@ -2103,7 +2103,7 @@ impl<'a> Evaluator<'a> {
             },
             |ev| ev.def_value_here(d),
         )?;
-        self.taint_selected_blocks(&v, origin);
+        let v = self.view_of_pick(v, origin);
         Ok(crate::secret::mark_over(v, origin))
     }
 

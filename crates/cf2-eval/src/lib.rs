@@ -478,17 +478,18 @@ fn walk_path(
         if let Some((_, shown)) = &in_secret {
             // The last resource outside stays the place and the resource of messages.
             let outside = walked_slot.map_or(at, |s| ev.slot_site(s));
-            let step_result = match cur {
-                Val::Block(b) => match ev.member(b, step, at) {
-                    Ok(Some(slot)) => ev.force(slot).ok(),
-                    _ => None,
-                },
-                other => ev
-                    .select_value(other, &Val::Lit(Rc::from(step)), at, at)
-                    .ok(),
-            }
-            // Undefined there or not there at all would tell two picks apart.
-            .filter(|v| !v.is_undef());
+            let step_result = ev
+                .in_pick(|ev| match cur {
+                    Val::Block(b) => match ev.member(b, step, at) {
+                        Ok(Some(slot)) => ev.force(slot).ok(),
+                        _ => None,
+                    },
+                    other => ev
+                        .select_value(other, &Val::Lit(Rc::from(step)), at, at)
+                        .ok(),
+                })
+                // Undefined there or not there at all would tell two picks apart.
+                .filter(|v| !v.is_undef());
             ev.hide_what_a_secret_selected(warned, settled, shown, outside);
             let Some(v) = step_result else {
                 let mut d = Diagnostic::error(format!(
@@ -564,11 +565,7 @@ fn walk_path(
     if let Some((origin, shown)) = &in_secret {
         let outside = walked_slot.map_or(at, |s| ev.slot_site(s));
         ev.hide_what_a_secret_selected(warned, settled, shown, outside);
-        if let Val::Block(b) = &cur {
-            ev.selected_in_secret
-                .entry(*b)
-                .or_insert_with(|| origin.clone());
-        }
+        cur = ev.view_of_pick(cur, origin);
         cur = crate::secret::mark_over(cur, origin);
     }
     Ok(Walked {

@@ -318,6 +318,11 @@ pub enum BuildSpec<'a> {
         next: usize,
         scope: ScopeId,
     },
+    /// A view of another block, as a secret selector picked it: the same members (the same
+    /// slots), but a block of its own, so that the mark of the pick
+    /// (`Evaluator::selected_in_secret`) is on the view and not on the block, which other
+    /// resources read by name (`secret::Evaluator::view_of_pick`).
+    ViewOf(BlockId),
 }
 
 #[derive(Debug)]

@@ -19,6 +19,7 @@
 
 use crate::error::{EvalError, R};
 use crate::eval::{deep, Evaluator};
+use crate::model::{BlockId, BlockState, BuildSpec};
 use crate::ops::scalar_text;
 use crate::val::{escaped_text, make_list, quoted_preview, redacted, Secret, Val};
 use cf2_syntax::{Diagnostic, Span};
@@ -299,7 +300,7 @@ impl<'a> Evaluator<'a> {
         f: impl FnOnce(&mut Self) -> R<T>,
     ) -> R<T> {
         let (warned, settled) = (self.warnings.len(), self.settled.len());
-        let r = f(self);
+        let r = self.in_pick(f);
         self.hide_what_a_secret_selected(warned, settled, shown, at);
         r.map_err(|e| EvalError {
             diag: Box::new(
@@ -308,6 +309,73 @@ impl<'a> Evaluator<'a> {
             kind: e.kind,
             more: Vec::new(),
         })
+    }
+
+    /// `v` as a secret from `origin` picked it: each block in it (itself, or in its lists)
+    /// replaced by a view of its own (`BuildSpec::ViewOf`), marked as selected in secret
+    /// ([`Evaluator::selected_in_secret`]). The mark must not go on the block itself: it is
+    /// also the value of the resource it was picked from (`fred => $PF`), which other
+    /// resources read by name, and a mark there would hide `PF` and not `PM`, telling the
+    /// pick. A block made for a pick (a view, a merge of one) is marked already.
+    pub(crate) fn view_of_pick(&mut self, v: Val, origin: &Rc<str>) -> Val {
+        deep(|| match v {
+            Val::Block(b) if self.selected_in_secret.contains_key(&b) => Val::Block(b),
+            Val::Block(b) => {
+                let place = self.block(b).place.clone();
+                let view = self.new_block(place, BlockState::Unbuilt(BuildSpec::ViewOf(b)));
+                if let Some(file) = self.value_imports.get(&b).copied() {
+                    self.value_imports.insert(view, file);
+                }
+                self.selected_in_secret.insert(view, origin.clone());
+                Val::Block(view)
+            }
+            // Values nest at most `MAX_DEPTH` levels, so this recursion is bounded.
+            Val::List(l) => {
+                let items = l
+                    .items
+                    .iter()
+                    .map(|x| self.view_of_pick(x.clone(), origin))
+                    .collect();
+                make_list(items).unwrap_or(Val::List(l))
+            }
+            other => other,
+        })
+    }
+
+    /// Builds a view of `seen` ([`Evaluator::view_of_pick`]): `seen` built, its members.
+    pub(crate) fn build_view(&mut self, view: BlockId, seen: BlockId) -> R<()> {
+        let built = self.ensure_built(seen).and_then(|()| match self.block(seen).state {
+            BlockState::Building { .. } => Err(EvalError::new(
+                Diagnostic::error(format!(
+                    "the block `{}` is needed whole while its own inline statements are still being evaluated",
+                    self.block_path(seen)
+                ))
+                .hint("an inline `import`, `if` or function call cannot depend on the whole block it adds to"),
+            )),
+            _ => Ok(()),
+        });
+        if let Err(e) = built {
+            self.block_mut(view).state = BlockState::Failed(e.clone());
+            return Err(e);
+        }
+        let (members, inst) = {
+            let node = self.block(seen);
+            (node.members.clone(), node.inst)
+        };
+        let node = self.block_mut(view);
+        node.members = members;
+        node.inst = inst;
+        node.state = BlockState::Built;
+        Ok(())
+    }
+
+    /// Runs `f` as a reading of a secret's pick: the resources it evaluates first are kept
+    /// apart ([`Evaluator::pick_memo`]).
+    pub(crate) fn in_pick<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.pick_depth += 1;
+        let r = f(self);
+        self.pick_depth -= 1;
+        r
     }
 
     /// Notes that a secret's choice was read (a block a secret selector picked): what is
@@ -357,7 +425,7 @@ impl<'a> Evaluator<'a> {
             Ok(v) => {
                 // Blocks in the result depend on the secret as much as its scalars
                 // (`~(remove)>` leaving the block the secret did not pick).
-                self.taint_selected_blocks(&v, &taint.origin);
+                let v = self.view_of_pick(v, &taint.origin);
                 Ok(mark(v, &taint.origin))
             }
             Err(mut e) => {

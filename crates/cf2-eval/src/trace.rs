@@ -30,6 +30,22 @@ pub struct Provenance {
     pub before_merge: bool,
 }
 
+impl Provenance {
+    /// The entry of a resource whose record would say what a secret selector picked.
+    fn hidden() -> Provenance {
+        Provenance {
+            path: "‹a resource selected by a secret›".to_string(),
+            value: "‹secret›".to_string(),
+            rule: "not shown".to_string(),
+            used: Vec::new(),
+            overridden: Vec::new(),
+            undefined: Vec::new(),
+            repeated: Vec::new(),
+            before_merge: false,
+        }
+    }
+}
+
 /// Where a definition is written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Origin {
@@ -53,7 +69,13 @@ impl<'a> Evaluator<'a> {
     /// One record per resource whose value was settled, in the order they were settled.
     pub fn provenance(&self) -> Vec<Provenance> {
         let mut out = Vec::new();
-        for s in &self.settled {
+        for (i, s) in self.settled.iter().enumerate() {
+            // Settled while a secret's pick was read (`Evaluator::pick_memo`): that entry
+            // is hidden, whatever the resource's value later read by name.
+            if self.settled_in_secret.contains(&i) {
+                out.push(Provenance::hidden());
+                continue;
+            }
             let slot = self.slot(*s);
             let SlotState::Done(v) = &slot.state else {
                 continue;
@@ -67,17 +89,8 @@ impl<'a> Evaluator<'a> {
             let candidate = !self.picked_from.is_empty()
                 && (self.picked_from.contains_key(&slot.parent)
                     || self.picked_origin(&slot.parent).is_some());
-            if self.settled_in_secret.contains(s) || copied_in_secret || candidate {
-                out.push(Provenance {
-                    path: "‹a resource selected by a secret›".to_string(),
-                    value: "‹secret›".to_string(),
-                    rule: "not shown".to_string(),
-                    used: Vec::new(),
-                    overridden: Vec::new(),
-                    undefined: Vec::new(),
-                    repeated: Vec::new(),
-                    before_merge: false,
-                });
+            if copied_in_secret || candidate {
+                out.push(Provenance::hidden());
                 continue;
             }
             let origins = |defs: &[DefId]| defs.iter().map(|d| self.origin(*d)).collect();

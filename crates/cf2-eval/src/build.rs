@@ -8,6 +8,7 @@
 
 use crate::error::{EvalError, R};
 use crate::eval::Evaluator;
+use crate::eval::PickSite;
 use crate::fold::Rank;
 use crate::model::*;
 use crate::val::Val;
@@ -548,20 +549,43 @@ impl<'a> Evaluator<'a> {
         // Evaluating one member may merge other blocks and add checks: until none is left.
         // Each round takes every check there is, so the loop ends.
         while !self.inline_read_checks.is_empty() {
-            let mut pending: Vec<(SlotId, Option<SlotId>, Span)> = self
+            let mut pending: Vec<(SlotId, Option<SlotId>, Span, PickSite)> = self
                 .inline_read_checks
                 .drain()
-                .flat_map(|(s, reads)| reads.into_iter().map(move |(own, at)| (s, own, at)))
+                .flat_map(|(s, reads)| {
+                    reads
+                        .into_iter()
+                        .map(move |(own, at, pick)| (s, own, at, pick))
+                })
                 .collect();
             // The first read in file and text order is reported, whatever the order of
             // evaluation: the read `defined($Tls)` in `Mode`'s definition before the
             // `if ($Mode == tls)` that read `Mode`.
-            pending.sort_by_cached_key(|(s, _, at)| (self.text_order(*at), self.slot_path(*s)));
-            for (s, own, at) in pending {
-                self.check_inline_read(s, own, at).map_err(|mut e| {
-                    e.diag.resource.get_or_insert_with(|| self.slot_path(s));
-                    e
-                })?;
+            // Those made for a secret's pick come last: which of them there are depends on
+            // the pick, and what a plain one finds must be told the same whatever it was.
+            pending.sort_by_cached_key(|(s, _, at, pick)| {
+                (pick.is_some(), self.text_order(*at), self.slot_path(*s))
+            });
+            for (s, own, at, pick) in pending {
+                match pick {
+                    None => self.check_inline_read(s, own, at).map_err(|mut e| {
+                        e.diag.resource.get_or_insert_with(|| self.slot_path(s));
+                        e
+                    })?,
+                    // Made while a secret's pick was read: checked as it was made, apart,
+                    // what it evaluates and finds hidden.
+                    Some((shown, pick_at)) => self.under_pick(
+                        &shown,
+                        pick_at,
+                        |shown| {
+                            Diagnostic::error(format!(
+                                "an inline statement in what {shown} selected reads what it changes"
+                            ))
+                            .at(pick_at)
+                        },
+                        |ev| ev.check_inline_read(s, own, at),
+                    )?,
+                }
             }
         }
         Ok(())

@@ -26,6 +26,10 @@ pub(crate) fn deep<T>(f: impl FnOnce() -> T) -> T {
     cf2_value::stack::deep(RED_ZONE, NEW_STACK, f)
 }
 
+/// The reading of a secret's pick that something was evaluated for, if any: how the secret
+/// is shown and where the pick is read.
+pub(crate) type PickSite = Option<(Rc<str>, Span)>;
+
 pub struct Evaluator<'a> {
     pub(crate) host: &'a dyn Host,
     pub(crate) loader: &'a Loader,
@@ -66,6 +70,16 @@ pub struct Evaluator<'a> {
     pub(crate) settled_in_secret: Vec<usize>,
     /// How many readings of a secret's pick (`Evaluator::under_pick`) are running.
     pub(crate) pick_depth: u32,
+    /// The innermost of them: how its secret is shown and where it is read.
+    pub(crate) pick_site: PickSite,
+    /// How many warnings there were when the outermost reading of a pick began.
+    pub(crate) pick_warned_from: usize,
+    /// Macro arguments as a secret's pick evaluated them (as `pick_memo` for slots).
+    pub(crate) pick_thunks: HashMap<ThunkId, Val, foldhash::fast::RandomState>,
+    /// The evaluation steps spent for picks, counted apart from the others (`max_steps`
+    /// each): what is evaluated twice, for a pick and by name, must not make the limit
+    /// depend on which member the pick chose.
+    pub(crate) pick_steps: u64,
     /// The values of resources first evaluated while reading a secret's pick, kept apart
     /// from their slots (`Evaluator::force`): a resource read there has its warnings and
     /// trace hidden, and read by name later it must show them as if the pick had never
@@ -122,7 +136,7 @@ pub struct Evaluator<'a> {
     /// a merged literal read: the literal's member, and where it was read
     /// (`Evaluator::check_inline_reads_against_merge`).
     /// `None` for a member the literal lacks, read as not defined (`defined($Tls)`).
-    pub(crate) inline_read_checks: HashMap<SlotId, Vec<(Option<SlotId>, Span)>>,
+    pub(crate) inline_read_checks: HashMap<SlotId, Vec<(Option<SlotId>, Span, PickSite)>>,
     /// The blocks whose inline statement is running, innermost last.
     pub(crate) inline_running: Vec<BlockId>,
     /// Members of other blocks that a running inline statement looked up (`if ($Opt.a)`
@@ -232,6 +246,10 @@ impl<'a> Evaluator<'a> {
             settled: Vec::new(),
             settled_in_secret: Vec::new(),
             pick_depth: 0,
+            pick_site: None,
+            pick_warned_from: 0,
+            pick_thunks: HashMap::default(),
+            pick_steps: 0,
             pick_memo: HashMap::default(),
             selected_in_secret: HashMap::default(),
             secret_defs: HashMap::default(),
@@ -373,8 +391,15 @@ impl<'a> Evaluator<'a> {
     /// evaluated for it (a condition in a macro, a selector met again, a literal's member
     /// read by an inline statement and the merged member it becomes).
     pub(crate) fn warn_once(&mut self, w: Diagnostic) {
-        if !self
-            .warnings
+        // While a secret's pick is read, its warnings are its own (they are hidden): one
+        // given by name before must not keep it from warning, or whether it warned would
+        // depend on what was read first.
+        let from = if self.pick_depth > 0 {
+            self.pick_warned_from.min(self.warnings.len())
+        } else {
+            0
+        };
+        if !self.warnings[from..]
             .iter()
             .any(|x| crate::error::same_mistake(x, &w) && x.resource == w.resource)
         {
@@ -481,13 +506,8 @@ impl<'a> Evaluator<'a> {
 
     /// The value of a slot: its definitions folded (once; the result is memoised).
     pub(crate) fn force(&mut self, s: SlotId) -> R<Val> {
+        let in_pick = self.pick_depth > 0;
         match &self.slot(s).state {
-            SlotState::Done(v) => {
-                let v = v.clone();
-                self.note_inline_seen(s, &v);
-                return Ok(v);
-            }
-            SlotState::Failed(e) => return Err(e.clone()),
             SlotState::Active => {
                 return match self.literal_being_built_for(s) {
                     Some(literal) => Ok(Val::Block(literal)),
@@ -496,16 +516,27 @@ impl<'a> Evaluator<'a> {
                         .unwrap_or_else(|| self.cycle_error(s))),
                 };
             }
-            SlotState::Pending => {
-                if self.pick_depth > 0 {
-                    if let Some(r) = self.pick_memo.get(&s) {
-                        return r.clone();
+            // Read for a secret's pick: evaluated apart, whatever was read by name before,
+            // so that what the pick shows (its hidden trace entries, its warning) does not
+            // depend on what else was read first (`pick_memo`).
+            _ if in_pick => {
+                if let Some(r) = self.pick_memo.get(&s) {
+                    let r = r.clone();
+                    if let Ok(v) = &r {
+                        self.note_inline_seen(s, v);
                     }
+                    return r;
                 }
             }
+            SlotState::Done(v) => {
+                let v = v.clone();
+                self.note_inline_seen(s, &v);
+                return Ok(v);
+            }
+            SlotState::Failed(e) => return Err(e.clone()),
+            SlotState::Pending => {}
         }
-        let in_pick = self.pick_depth > 0;
-        self.slot_mut(s).state = SlotState::Active;
+        let before = std::mem::replace(&mut self.slot_mut(s).state, SlotState::Active);
         self.stack.push(s);
         // List positions belong to the slot whose value holds the list.
         let elements = std::mem::take(&mut self.elements);
@@ -522,7 +553,7 @@ impl<'a> Evaluator<'a> {
             // Read for a secret's pick: kept apart, the slot left to be evaluated anew
             // outside (`pick_memo`); its trace entry is only a hidden one.
             Ok((v, outcome)) if in_pick => {
-                self.slot_mut(s).state = SlotState::Pending;
+                self.slot_mut(s).state = before;
                 if outcome.record.is_some() {
                     self.settled.push(s);
                 }
@@ -546,7 +577,7 @@ impl<'a> Evaluator<'a> {
                     e.diag.resource = Some(self.slot_path(s));
                 }
                 if in_pick {
-                    self.slot_mut(s).state = SlotState::Pending;
+                    self.slot_mut(s).state = before;
                     self.pick_memo.insert(s, Err(e.clone()));
                 } else {
                     self.slot_mut(s).state = SlotState::Failed(e.clone());

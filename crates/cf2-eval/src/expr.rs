@@ -13,8 +13,13 @@ use std::rc::Rc;
 
 impl<'a> Evaluator<'a> {
     pub(crate) fn eval(&mut self, e: &'a Expr, sc: ScopeId) -> R<Val> {
-        self.steps += 1;
-        if self.steps > self.max_steps {
+        let steps = if self.pick_depth > 0 {
+            &mut self.pick_steps
+        } else {
+            &mut self.steps
+        };
+        *steps += 1;
+        if *steps > self.max_steps {
             let limit = self.max_steps;
             return Err(self.work_limit(|| too_much_work(e.span, limit)));
         }
@@ -218,12 +223,18 @@ impl<'a> Evaluator<'a> {
             ),
             None => return Ok(Val::Undef),
         };
+        let in_pick = self.pick_depth > 0;
         match state {
-            ThunkState::Done(v) => Ok(v),
             ThunkState::Active => Err(EvalError::new(
                 Diagnostic::error("a macro argument depends on itself").at(at),
             )),
-            ThunkState::Pending => {
+            // Read for a secret's pick: evaluated apart, as a resource is there
+            // (`Evaluator::force`), so that reading it by name later shows what it gives.
+            _ if in_pick && self.pick_thunks.contains_key(&t) => {
+                Ok(self.pick_thunks.get(&t).cloned().unwrap_or(Val::Undef))
+            }
+            ThunkState::Done(v) if !in_pick => Ok(v),
+            before => {
                 self.set_thunk(t, ThunkState::Active);
                 // Evaluated where the call was, not where it is first needed: the place of
                 // a block decides whether a `~>` merges it as written (`fold::merge`), so
@@ -235,7 +246,12 @@ impl<'a> Evaluator<'a> {
                 self.elements = outer_elements;
                 self.thunk_place = place;
                 match &r {
+                    Ok(v) if in_pick => {
+                        self.pick_thunks.insert(t, v.clone());
+                        self.set_thunk(t, before);
+                    }
                     Ok(v) => self.set_thunk(t, ThunkState::Done(v.clone())),
+                    Err(_) if in_pick => self.set_thunk(t, before),
                     Err(_) => self.set_thunk(t, ThunkState::Pending),
                 }
                 r

@@ -2029,10 +2029,11 @@ impl<'a> Evaluator<'a> {
             // A member the literal lacks was read as not defined: it is checked too.
             let own = self.block(literal).members.get(&**name).copied();
             if let Some(&merged) = names.get(&**name) {
+                let pick = self.pick_site.clone();
                 self.inline_read_checks
                     .entry(merged)
                     .or_default()
-                    .push((own, *at));
+                    .push((own, *at, pick));
             }
         }
     }

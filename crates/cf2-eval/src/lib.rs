@@ -479,7 +479,7 @@ fn walk_path(
             // The last resource outside stays the place and the resource of messages.
             let outside = walked_slot.map_or(at, |s| ev.slot_site(s));
             let step_result = ev
-                .in_pick(|ev| match cur {
+                .in_pick(shown, outside, |ev| match cur {
                     Val::Block(b) => match ev.member(b, step, at) {
                         Ok(Some(slot)) => ev.force(slot).ok(),
                         _ => None,

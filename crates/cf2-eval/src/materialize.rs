@@ -342,7 +342,9 @@ impl<'a> Evaluator<'a> {
         self.slot(s)
             .defs
             .first()
-            .map(|d| self.def(*d).site)
+            // A definition copied from a secret's pick is written in the member picked:
+            // its place is the statement that copied it.
+            .map(|d| self.secret_def(*d).map_or(self.def(*d).site, |(_, at)| at))
             .unwrap_or_default()
     }
 

@@ -455,7 +455,11 @@ impl<'a> Evaluator<'a> {
             return Ok(());
         };
         if self.opts.warn_duplicates && !self.dup_reported.contains(&id) {
-            self.dup_reported.push(id);
+            // Given while a secret's pick is read, the warnings are hidden: they are given
+            // again where the file is read by name.
+            if self.pick_depth == 0 {
+                self.dup_reported.push(id);
+            }
             self.warnings.extend(f.dup_warnings.iter().cloned());
         }
         if let Some((first, rest)) = f.errors.split_first() {

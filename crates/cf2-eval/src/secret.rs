@@ -300,7 +300,7 @@ impl<'a> Evaluator<'a> {
         f: impl FnOnce(&mut Self) -> R<T>,
     ) -> R<T> {
         let (warned, settled) = (self.warnings.len(), self.settled.len());
-        let r = self.in_pick(f);
+        let r = self.in_pick(shown, at, f);
         self.hide_what_a_secret_selected(warned, settled, shown, at);
         r.map_err(|e| EvalError {
             diag: Box::new(
@@ -371,9 +371,19 @@ impl<'a> Evaluator<'a> {
 
     /// Runs `f` as a reading of a secret's pick: the resources it evaluates first are kept
     /// apart ([`Evaluator::pick_memo`]).
-    pub(crate) fn in_pick<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+    pub(crate) fn in_pick<T>(
+        &mut self,
+        shown: &str,
+        at: Span,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        if self.pick_depth == 0 {
+            self.pick_warned_from = self.warnings.len();
+        }
         self.pick_depth += 1;
+        let site = self.pick_site.replace((Rc::from(shown), at));
         let r = f(self);
+        self.pick_site = site;
         self.pick_depth -= 1;
         r
     }

@@ -113,7 +113,12 @@ impl std::error::Error for HostError {}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signed {
     /// The signed text (what the signature covers, without the armour): what is compiled.
+    /// Each line of the file before it is an empty line, so that lines keep their numbers.
     pub content: Vec<u8>,
+    /// The lines (1-based, of the file and of `content` alike) that `content` has without
+    /// the `- ` of their dash-escape: columns in messages count it again
+    /// ([`cf2_syntax::SourceFile::with_dash_escaped`]).
+    pub dash_escaped: Vec<u32>,
     /// The keys of the good signatures.
     pub signers: Vec<Signer>,
     /// Signatures that verified but cannot be trusted, as sentences ("the signature was

@@ -311,17 +311,18 @@ impl Loader {
         self.add(path.to_path_buf(), display, bytes)
     }
 
-    /// Adds a clearsigned file: its signed content is what is parsed; `signed` is kept for
+    /// Adds a clearsigned file: its signed content is what is parsed, with the columns of
+    /// its dash-escaped lines counted as in the file; `signed` is kept for
     /// [`Loader::signature`].
     pub fn add_signed(&self, path: &Path, display: &str, signed: Signed) -> &LoadedFile {
-        let content = signed.content.clone();
         let mut info = signed;
-        info.content = Vec::new();
+        let content = std::mem::take(&mut info.content);
+        let dash_escaped = std::mem::take(&mut info.dash_escaped);
         let shared = self.shared();
         shared
             .signatures
             .insert(path.as_os_str().to_owned(), Box::new(info));
-        shared.add(path.to_path_buf(), display, content)
+        shared.add_escaped(path.to_path_buf(), display, content, dash_escaped)
     }
 
     /// Loads the file at canonical path `path`, naming it `display` in diagnostics.
@@ -353,6 +354,18 @@ impl Loader {
     /// with no lock held, so the threads of a batch load files side by side; if two load
     /// the same file at once, both parse it and the first one added is kept.
     fn add(&self, path: PathBuf, display: &str, bytes: Vec<u8>) -> &LoadedFile {
+        self.add_escaped(path, display, bytes, Vec::new())
+    }
+
+    /// [`Loader::add`] for a clearsigned file's signed text, whose lines `dash_escaped`
+    /// have a `- ` before them in the file ([`SourceFile::with_dash_escaped`]).
+    fn add_escaped(
+        &self,
+        path: PathBuf,
+        display: &str,
+        bytes: Vec<u8>,
+        dash_escaped: Vec<u32>,
+    ) -> &LoadedFile {
         if let Some(f) = self
             .by_path
             .get(path.as_os_str())
@@ -369,7 +382,7 @@ impl Loader {
                 .saturating_add(self.id_base()),
         );
         let slot = self.files.get(index);
-        let mut file = Some(build(id, path.clone(), display, bytes));
+        let mut file = Some(build(id, path.clone(), display, bytes, dash_escaped));
         // The slot is filled before the path names it (under the map's lock), so whoever
         // finds the id finds the file.
         let winner = *self.by_path.insert_with(path.into_os_string(), || {
@@ -401,7 +414,13 @@ fn unreachable_file() -> &'static LoadedFile {
     })
 }
 
-fn build(id: FileId, path: PathBuf, display: &str, bytes: Vec<u8>) -> LoadedFile {
+fn build(
+    id: FileId,
+    path: PathBuf,
+    display: &str,
+    bytes: Vec<u8>,
+    dash_escaped: Vec<u32>,
+) -> LoadedFile {
     let mut errors = Vec::new();
     let text: Arc<str> = match String::from_utf8(bytes) {
         Ok(s) => Arc::from(s),
@@ -417,7 +436,7 @@ fn build(id: FileId, path: PathBuf, display: &str, bytes: Vec<u8>) -> LoadedFile
             Arc::from(lossy)
         }
     };
-    let source = SourceFile::new(display, text.clone());
+    let source = SourceFile::new(display, text.clone()).with_dash_escaped(dash_escaped);
     let (ast, parse_errors) = if errors.is_empty() {
         parse(id, &text)
     } else {

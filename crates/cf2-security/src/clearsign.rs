@@ -7,7 +7,8 @@
 //! The text returned is what the signature covers: dash-escaping undone, line ends made
 //! `\n`, and the spaces and tabs at the end of each line removed (RFC 4880 §7.1: they are
 //! not signed, so they must not be compiled either). It is preceded by one empty line for
-//! each line of the file before it, so that line numbers in messages are the file's.
+//! each line of the file before it, so that line numbers in messages are the file's; the
+//! lines whose `- ` was removed are listed, so that columns on them can be the file's too.
 
 const BEGIN_MESSAGE: &str = "-----BEGIN PGP SIGNED MESSAGE-----";
 const BEGIN_SIGNATURE: &str = "-----BEGIN PGP SIGNATURE-----";
@@ -30,8 +31,18 @@ fn is_binary_openpgp(data: &[u8]) -> bool {
     matches!(data.first(), Some(b) if *b >= 0x80 && std::str::from_utf8(data).is_err())
 }
 
+/// What a clearsigned file signs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignedText {
+    /// The signed text, after one empty line for each line of the file before it.
+    pub text: Vec<u8>,
+    /// The lines (1-based, of the file and of `text` alike) that were dash-escaped in the
+    /// file: `text` has them without their leading `- `.
+    pub dash_escaped: Vec<u32>,
+}
+
 /// The signed text of a clearsigned file.
-pub fn signed_text(data: &[u8]) -> Result<Vec<u8>, NotClean> {
+pub fn signed_text(data: &[u8]) -> Result<SignedText, NotClean> {
     let bad = |m: &str| Err(NotClean(m.to_string()));
     let mut lines = data
         .split(|b| *b == b'\n')
@@ -80,6 +91,7 @@ pub fn signed_text(data: &[u8]) -> Result<Vec<u8>, NotClean> {
     // The signed text, dash-escaped.
     let first_text_line = n + 1;
     let mut text: Vec<&[u8]> = Vec::new();
+    let mut dash_escaped = Vec::new();
     loop {
         let Some(line) = lines.next() else {
             return bad("it has no signature (no `-----BEGIN PGP SIGNATURE-----` line)");
@@ -89,6 +101,7 @@ pub fn signed_text(data: &[u8]) -> Result<Vec<u8>, NotClean> {
             break;
         }
         if let Some(rest) = line.strip_prefix(b"- ") {
+            dash_escaped.push(u32::try_from(n).unwrap_or(u32::MAX));
             text.push(trim_end(rest));
         } else if line.starts_with(b"-") {
             return Err(NotClean(format!(
@@ -124,7 +137,10 @@ pub fn signed_text(data: &[u8]) -> Result<Vec<u8>, NotClean> {
         out.extend_from_slice(line);
         out.push(b'\n');
     }
-    Ok(out)
+    Ok(SignedText {
+        text: out,
+        dash_escaped,
+    })
 }
 
 fn is_blank(line: &[u8]) -> bool {
@@ -151,18 +167,22 @@ mod tests {
 
     #[test]
     fn reads_the_signed_text() {
-        let got = signed_text(file("A => 1\n- -not a header\nB => 'x'   \n").as_bytes()).unwrap();
+        let got =
+            signed_text(file("A => 1\n- -not a header\nB => 'x'   \n- - x\n").as_bytes()).unwrap();
         assert_eq!(
-            String::from_utf8(got).unwrap(),
-            "\n\n\nA => 1\n-not a header\nB => 'x'\n"
+            String::from_utf8(got.text).unwrap(),
+            "\n\n\nA => 1\n-not a header\nB => 'x'\n- x\n"
         );
-        let crlf = file("A => 1\r\n").replace('\n', "\r\n");
-        assert_eq!(signed_text(crlf.as_bytes()).unwrap(), b"\n\n\nA => 1\n");
+        // The lines of the file that lost their `- `.
+        assert_eq!(got.dash_escaped, [5, 7]);
+        let crlf = file("A => 1\r\n- -B\r\n").replace('\n', "\r\n");
+        let got = signed_text(crlf.as_bytes()).unwrap();
+        assert_eq!(got.text, b"\n\n\nA => 1\n-B\n");
+        assert_eq!(got.dash_escaped, [5]);
         let blank = format!("\n\n{}\n\n", file("A => 1\n"));
-        assert_eq!(
-            signed_text(blank.as_bytes()).unwrap(),
-            b"\n\n\n\n\nA => 1\n"
-        );
+        let got = signed_text(blank.as_bytes()).unwrap();
+        assert_eq!(got.text, b"\n\n\n\n\nA => 1\n");
+        assert!(got.dash_escaped.is_empty());
     }
 
     #[test]

@@ -222,7 +222,7 @@ impl Gpg {
 
     /// Verifies clearsigned `data` (see [`crate::Security::verify_signed`]).
     pub fn verify(&self, data: &[u8]) -> Result<Signed, HostError> {
-        let content = crate::clearsign::signed_text(data).map_err(|e| {
+        let signed = crate::clearsign::signed_text(data).map_err(|e| {
             HostError::new(format!("it is not a clean clearsigned file: {e}"))
                 .hint("sign it with `gpg --clearsign FILE`, and do not edit the signed file")
         })?;
@@ -290,7 +290,8 @@ impl Gpg {
             }
         }
         Ok(Signed {
-            content,
+            content: signed.text,
+            dash_escaped: signed.dash_escaped,
             signers,
             problems,
         })

@@ -1,6 +1,7 @@
 //! The source map: every file loaded for a compile, by [`FileId`], with line/column lookup.
 
 use crate::span::{FileId, Span};
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 /// One loaded source file. `name` is how diagnostics name it (the path as the user would
@@ -8,12 +9,23 @@ use std::sync::{Arc, OnceLock};
 ///
 /// Where its lines start is worked out only when a line or column is first asked for (for
 /// a diagnostic): most files never need it, and batch mode loads many small ones.
+///
+/// The text of a clearsigned file is its signed text, whose dash-escaped lines have lost the
+/// `- ` they have in the file ([`SourceFile::with_dash_escaped`]): on those lines, columns
+/// and the line shown in an excerpt are the file's, so that they lead to the right place.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     pub name: String,
     pub text: Arc<str>,
     line_starts: OnceLock<Arc<[u32]>>,
+    /// The 1-based lines, in increasing order, that start with [`DASH_ESCAPE`] in the file
+    /// but not in `text`; `None` for every file that is not clearsigned.
+    dash_escaped: Option<Arc<[u32]>>,
 }
+
+/// What a clearsignature puts before a line of the signed text that starts with `-`
+/// (RFC 4880 §7.1).
+pub const DASH_ESCAPE: &str = "- ";
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: Arc<str>) -> SourceFile {
@@ -21,6 +33,31 @@ impl SourceFile {
             name: name.into(),
             text,
             line_starts: OnceLock::new(),
+            dash_escaped: None,
+        }
+    }
+
+    /// Marks `lines` (1-based, of `text`) as dash-escaped in the file `text` was read from:
+    /// `text` is a clearsigned file's signed text, with each of those lines' [`DASH_ESCAPE`]
+    /// removed (and its other lines, its line numbers, as in the file). Columns on them
+    /// count it again, and an excerpt shows it.
+    pub fn with_dash_escaped(mut self, mut lines: Vec<u32>) -> SourceFile {
+        lines.sort_unstable();
+        lines.dedup();
+        self.dash_escaped = (!lines.is_empty()).then(|| lines.into());
+        self
+    }
+
+    /// What the file has before 1-based line `line` of `text`: [`DASH_ESCAPE`] on a
+    /// dash-escaped line of a clearsigned file, else nothing.
+    fn removed_prefix(&self, line: usize) -> &'static str {
+        let escaped = self.dash_escaped.as_deref().is_some_and(|lines| {
+            u32::try_from(line).is_ok_and(|l| lines.binary_search(&l).is_ok())
+        });
+        if escaped {
+            DASH_ESCAPE
+        } else {
+            ""
         }
     }
 
@@ -44,7 +81,8 @@ impl SourceFile {
         })
     }
 
-    /// 1-based line and column (column counted in characters) of a byte offset.
+    /// 1-based line and column (column counted in characters) of a byte offset, in the file
+    /// (on a dash-escaped line, counting the `- ` the text does not have).
     pub fn line_col(&self, offset: u32) -> (usize, usize) {
         let line_starts = self.line_starts();
         let line = match line_starts.binary_search(&offset) {
@@ -58,23 +96,37 @@ impl SourceFile {
             .get(start..end)
             .map(|s| s.chars().count())
             .unwrap_or(0);
-        (line + 1, col + 1)
+        let prefix = self.removed_prefix(line + 1).chars().count();
+        (line + 1, col + 1 + prefix)
     }
 
-    /// The text of 1-based line `line`, without its line terminator.
-    pub fn line_text(&self, line: usize) -> &str {
-        let line_starts = self.line_starts();
-        let Some(&start) = line_starts.get(line.wrapping_sub(1)) else {
-            return "";
+    /// The text of 1-based line `line` as the file has it (a dash-escaped line with its
+    /// `- `), without its line terminator.
+    pub fn line_text(&self, line: usize) -> Cow<'_, str> {
+        let Some(text) = self.text_of_line(line) else {
+            return Cow::Borrowed("");
         };
+        match self.removed_prefix(line) {
+            "" => Cow::Borrowed(text),
+            prefix => Cow::Owned(format!("{prefix}{text}")),
+        }
+    }
+
+    /// The text of 1-based line `line` of `text`, without its line terminator; `None` past
+    /// the last line.
+    fn text_of_line(&self, line: usize) -> Option<&str> {
+        let line_starts = self.line_starts();
+        let &start = line_starts.get(line.wrapping_sub(1))?;
         let end = line_starts
             .get(line)
             .map(|&e| e as usize)
             .unwrap_or(self.text.len());
-        self.text
-            .get(start as usize..end)
-            .unwrap_or("")
-            .trim_end_matches(['\n', '\r'])
+        Some(
+            self.text
+                .get(start as usize..end)
+                .unwrap_or("")
+                .trim_end_matches(['\n', '\r']),
+        )
     }
 
     pub fn line_count(&self) -> usize {
@@ -167,5 +219,23 @@ mod tests {
         let trailing = SourceFile::new("t", Arc::from("a\n"));
         assert_eq!(trailing.line_count(), 2);
         assert_eq!(trailing.line_col(2), (2, 1));
+    }
+
+    /// A clearsigned file's dash-escaped line: its columns and its text are the file's,
+    /// `- ` included; the other lines are as they are.
+    #[test]
+    fn dash_escaped_lines_count_the_escape() {
+        let f =
+            SourceFile::new("s", Arc::from("\n-x => 1\ny\n--z\n")).with_dash_escaped(vec![4, 2, 9]);
+        assert_eq!(f.line_col(1), (2, 3));
+        assert_eq!(f.line_col(2), (2, 4));
+        assert_eq!(f.line_col(9), (3, 1));
+        assert_eq!(f.line_col(11), (4, 3));
+        assert_eq!(f.line_text(2), "- -x => 1");
+        assert_eq!(f.line_text(3), "y");
+        assert_eq!(f.line_text(4), "- --z");
+        // A line past the end has no text, escaped or not.
+        assert_eq!(f.line_text(9), "");
+        assert_eq!(SourceFile::new("p", Arc::from("-a")).line_col(1), (1, 2));
     }
 }

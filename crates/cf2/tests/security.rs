@@ -811,6 +811,37 @@ fn errors_in_a_signed_file_point_into_the_file() {
     );
 }
 
+/// gpg puts `- ` before a line of the text that starts with `-`; cf2 compiles the line
+/// without it, and counts it in columns and shows it in excerpts, as the file has it
+/// (docs/security.md §5).
+#[test]
+fn columns_on_a_dash_escaped_line_are_the_file_s() {
+    let ring = Keyring::new();
+    let alice = ring.generate("Alice", "alice@org", None);
+    let signed = ring.clearsign(&alice, "A => [1,\n-2, $Nope]\n");
+    assert!(signed.contains("\n- -2, $Nope]\n"), "{signed}");
+    let r = Run::new().keyring(&ring).file("f.cf2", signed);
+    let e = r.err("X => import(f, 'alice@org')\n");
+    // `Nope` is at column 8 of line 5 of the file (6 of the signed text), and the excerpt
+    // shows the line as the file has it, with the carets under the name.
+    assert!(
+        e.contains("f.cf2:5:8: error: resource `Nope` is not defined"),
+        "{e}"
+    );
+    assert!(
+        e.contains(" 5 | - -2, $Nope]\n   |        ^^^^ not defined"),
+        "{e}"
+    );
+    // The signed text is compiled byte for byte: a string across an escaped line keeps the
+    // line as signed.
+    let r = Run::new().keyring(&ring).file(
+        "f.cf2",
+        ring.clearsign(&alice, "S => 'a\n- b\n-c'\nB => 2\n"),
+    );
+    let c = r.ok("X => import(f, 'alice@org')\n");
+    assert_eq!(text(&c, "X.S"), "a\n- b\n-c");
+}
+
 #[test]
 fn a_signed_main_file_is_verified_and_its_text_compiled() {
     let ring = Keyring::new();

@@ -457,6 +457,9 @@ struct Group {
     scoping: Scoping,
     /// Whether its body has been put in `(?:...)` ([`Scoping::Keeps`]).
     wrapped: bool,
+    /// For a conditional ([`Scoping::PassesOn`]): the flag changes made in it, given again
+    /// after it, as the engine ends them with it (fancy-regex 0.20.2 does) and Perl does not.
+    passed_on: String,
 }
 
 /// An open character class (the outermost one).
@@ -955,10 +958,18 @@ impl Translator {
                     body_at: self.out.len(),
                     scoping: Scoping::Restores,
                     wrapped: false,
+                    passed_on: String::new(),
                 });
             } else if !engine.is_empty() {
                 self.wrap_group();
-                self.out.push_str(&format!("(?{engine})"));
+                let change = format!("(?{engine})");
+                self.out.push_str(&change);
+                for g in self.open.iter_mut().rev() {
+                    if g.scoping != Scoping::PassesOn {
+                        break;
+                    }
+                    g.passed_on.push_str(&change);
+                }
             }
             self.flags = flags;
             return;
@@ -1016,6 +1027,7 @@ impl Translator {
             body_at: self.out.len(),
             scoping,
             wrapped: false,
+            passed_on: String::new(),
         });
     }
 
@@ -1051,6 +1063,7 @@ impl Translator {
         if group.scoping != Scoping::PassesOn {
             self.flags = group.outer;
         }
+        self.out.push_str(&group.passed_on);
     }
 
     /// One escape `\n...` of a Perl pattern (after its backslash), in the engine's syntax,

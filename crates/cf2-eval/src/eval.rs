@@ -536,7 +536,13 @@ impl<'a> Evaluator<'a> {
             SlotState::Failed(e) => return Err(e.clone()),
             SlotState::Pending => {}
         }
-        let before = std::mem::replace(&mut self.slot_mut(s).state, SlotState::Active);
+        // What a pick's evaluation leaves as it was (by name it is pending, or settled).
+        let before = if in_pick {
+            std::mem::replace(&mut self.slot_mut(s).state, SlotState::Active)
+        } else {
+            self.slot_mut(s).state = SlotState::Active;
+            SlotState::Pending
+        };
         self.stack.push(s);
         // List positions belong to the slot whose value holds the list.
         let elements = std::mem::take(&mut self.elements);

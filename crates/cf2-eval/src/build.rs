@@ -98,10 +98,33 @@ struct InlineDef<'a> {
 impl<'a> Evaluator<'a> {
     pub(crate) fn ensure_built(&mut self, b: BlockId) -> R<()> {
         let spec = match &self.block(b).state {
-            BlockState::Built | BlockState::Building { .. } => return Ok(()),
+            BlockState::Built | BlockState::Building { .. } => {
+                if !self.hidden_build_warnings.is_empty() {
+                    self.reshow_build_warnings(b);
+                }
+                return Ok(());
+            }
             BlockState::Failed(e) => return Err(e.clone()),
             BlockState::Unbuilt(spec) => spec.clone(),
         };
+        // A block from before the pick, built for it: what its building warns is hidden
+        // here, and kept to be given where it is read by name (`hidden_build_warnings`).
+        if self.pick_depth > 0 && b.0 < self.pick_first_block {
+            let warned = self.warnings.len();
+            let r = self.build_spec(b, spec);
+            let given = self.warnings.get(warned..).unwrap_or(&[]).to_vec();
+            if !given.is_empty() {
+                self.hidden_build_warnings
+                    .entry(b)
+                    .or_default()
+                    .extend(given);
+            }
+            return r;
+        }
+        self.build_spec(b, spec)
+    }
+
+    fn build_spec(&mut self, b: BlockId, spec: BuildSpec<'a>) -> R<()> {
         match spec {
             BuildSpec::Implicit { def, next, scope } => {
                 self.build_implicit(b, def, next, scope);
@@ -109,7 +132,7 @@ impl<'a> Evaluator<'a> {
                 Ok(())
             }
             BuildSpec::Body { stmts, file, scope } => self.build_body(b, stmts, file, scope),
-            BuildSpec::ViewOf(seen) => self.build_view(b, seen),
+            BuildSpec::ViewOf { seen, at } => self.build_view(b, seen, at),
         }
     }
 

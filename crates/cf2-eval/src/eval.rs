@@ -80,12 +80,26 @@ pub struct Evaluator<'a> {
     /// each): what is evaluated twice, for a pick and by name, must not make the limit
     /// depend on which member the pick chose.
     pub(crate) pick_steps: u64,
+    /// Blocks that were there before the outermost reading of a pick began: one built
+    /// for a pick (a block of a plain value, `$L.($I)` for `L => [{...}, {...}]`) is
+    /// shared with reads by name, so the warnings its building gave, hidden there, are
+    /// given again where it is read by name (`hidden_build_warnings`).
+    pub(crate) pick_first_block: u32,
+    pub(crate) hidden_build_warnings: HashMap<BlockId, Vec<Diagnostic>>,
+    /// Value imports counted for the reading of a pick, apart (`value_imports_of`).
+    pub(crate) pick_value_imports_of: HashMap<FileId, u32, foldhash::fast::RandomState>,
+    /// A work limit passed while a pick was read (`work_limit_passed`), apart.
+    pub(crate) pick_work_limit_passed: Option<EvalError>,
     /// The values of resources first evaluated while reading a secret's pick, kept apart
     /// from their slots (`Evaluator::force`): a resource read there has its warnings and
     /// trace hidden, and read by name later it must show them as if the pick had never
     /// looked at it, or their absence would say what was picked (`fred => $PF`: `PF`'s
     /// warning missing and `PM`'s shown). So it is evaluated again when read outside.
     pub(crate) pick_memo: HashMap<SlotId, R<Val>, foldhash::fast::RandomState>,
+    /// Every value a pick's reading gave a resource, kept past that reading (each starts
+    /// `pick_memo` afresh): whether an inline statement read a member, and what it saw,
+    /// is checked once the outputs are written (`evaluated_value`).
+    pub(crate) pick_values: HashMap<SlotId, Val, foldhash::fast::RandomState>,
     /// Blocks that a secret selector selected (`$Sel.($P.fred.UserName)`), with the
     /// secret's origin: which block it is is as secret as the selector, so its members
     /// are secret when selected, and outputting it hides what it evaluates (security.md
@@ -250,7 +264,12 @@ impl<'a> Evaluator<'a> {
             pick_warned_from: 0,
             pick_thunks: HashMap::default(),
             pick_steps: 0,
+            pick_first_block: 0,
+            hidden_build_warnings: HashMap::new(),
+            pick_value_imports_of: HashMap::default(),
+            pick_work_limit_passed: None,
             pick_memo: HashMap::default(),
+            pick_values: HashMap::default(),
             selected_in_secret: HashMap::default(),
             secret_defs: HashMap::default(),
             picked_from: HashMap::default(),
@@ -496,10 +515,7 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn evaluated_value(&self, s: SlotId) -> Option<&Val> {
         match &self.slot(s).state {
             SlotState::Done(v) => Some(v),
-            SlotState::Pending => match self.pick_memo.get(&s) {
-                Some(Ok(v)) => Some(v),
-                _ => None,
-            },
+            SlotState::Pending => self.pick_values.get(&s),
             _ => None,
         }
     }
@@ -564,6 +580,7 @@ impl<'a> Evaluator<'a> {
                     self.settled.push(s);
                 }
                 self.pick_memo.insert(s, Ok(v.clone()));
+                self.pick_values.insert(s, v.clone());
                 self.note_inline_seen(s, &v);
                 Ok(v)
             }
@@ -909,7 +926,12 @@ impl<'a> Evaluator<'a> {
         match &self.block(b).state {
             BlockState::Unbuilt(_) => {}
             BlockState::Failed(e) => return Err(e.clone()),
-            _ => return Ok(()),
+            _ => {
+                if !self.hidden_build_warnings.is_empty() {
+                    self.reshow_build_warnings(b);
+                }
+                return Ok(());
+            }
         }
         let open = std::mem::replace(&mut self.open_results, false);
         let r = self.ensure_built(b);

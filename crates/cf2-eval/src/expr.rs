@@ -369,7 +369,7 @@ impl<'a> Evaluator<'a> {
             |shown| Diagnostic::error(format!("nothing can be selected with {shown}")).at(key_at),
             |ev| ev.select_value(base, key, key_at, at),
         )?;
-        let v = self.view_of_pick(v, origin);
+        let v = self.view_of_pick(v, origin, key_at);
         Ok(crate::secret::mark_over(v, origin))
     }
 
@@ -770,6 +770,11 @@ impl<'a> Evaluator<'a> {
     /// definitions report it once (`EvalError::absorb` leaves out the same mistake), not
     /// once per place the work went on.
     fn work_limit(&mut self, make: impl FnOnce() -> EvalError) -> EvalError {
+        // A pick's reading has its own (`pick_work_limit_passed`): reported by name, its
+        // place would tell what the pick read.
+        if self.pick_depth > 0 {
+            return self.pick_work_limit_passed.get_or_insert_with(make).clone();
+        }
         self.work_limit_passed.get_or_insert_with(make).clone()
     }
 
@@ -817,7 +822,12 @@ impl<'a> Evaluator<'a> {
         let Some(loaded) = self.file(file) else {
             return Ok(Val::Undef);
         };
-        let count = self.value_imports_of.entry(file).or_insert(0);
+        let counts = if self.pick_depth > 0 {
+            &mut self.pick_value_imports_of
+        } else {
+            &mut self.value_imports_of
+        };
+        let count = counts.entry(file).or_insert(0);
         *count += 1;
         if *count > MAX_VALUE_IMPORTS_OF_ONE_FILE {
             let name = loaded.source.name.clone();

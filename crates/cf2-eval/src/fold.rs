@@ -2046,7 +2046,12 @@ impl<'a> Evaluator<'a> {
         };
         let outer = self.def(outer);
         let copy = self.def(c.def).placed_in(&outer.prio, &outer.order);
-        self.new_def(copy)
+        let placed = self.new_def(copy);
+        // Copied from a secret's pick, placed here, it is as secret as the copy.
+        if let Some(secret) = self.secret_def(c.def) {
+            self.secret_defs.insert(placed, secret);
+        }
+        placed
     }
 
     /// The reading position of a contribution as placed in the merged slot.
@@ -2104,7 +2109,7 @@ impl<'a> Evaluator<'a> {
             },
             |ev| ev.def_value_here(d),
         )?;
-        let v = self.view_of_pick(v, origin);
+        let v = self.view_of_pick(v, origin, at);
         Ok(crate::secret::mark_over(v, origin))
     }
 
@@ -2294,7 +2299,9 @@ impl<'a> Evaluator<'a> {
         }
         .resource(path.to_string());
         for (i, d) in tops.iter().enumerate() {
-            let site = self.def(*d).site;
+            // Copied from a secret's pick: shown where it was copied, not in the member
+            // picked.
+            let site = self.secret_def(*d).map_or(self.def(*d).site, |(_, at)| at);
             if i == 0 {
                 diag = diag.at(site).with_label(describe(*d));
             } else {

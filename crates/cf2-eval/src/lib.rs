@@ -565,7 +565,7 @@ fn walk_path(
     if let Some((origin, shown)) = &in_secret {
         let outside = walked_slot.map_or(at, |s| ev.slot_site(s));
         ev.hide_what_a_secret_selected(warned, settled, shown, outside);
-        cur = ev.view_of_pick(cur, origin);
+        cur = ev.view_of_pick(cur, origin, outside);
         cur = crate::secret::mark_over(cur, origin);
     }
     Ok(Walked {

@@ -322,7 +322,7 @@ pub enum BuildSpec<'a> {
     /// slots), but a block of its own, so that the mark of the pick
     /// (`Evaluator::selected_in_secret`) is on the view and not on the block, which other
     /// resources read by name (`secret::Evaluator::view_of_pick`).
-    ViewOf(BlockId),
+    ViewOf { seen: BlockId, at: Span },
 }
 
 #[derive(Debug)]

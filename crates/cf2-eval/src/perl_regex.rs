@@ -144,9 +144,15 @@ fn compile(
     engine: &Translated<'_>,
 ) -> Result<fancy_regex::Regex, fancy_regex::Error> {
     let build = |p: &str| {
+        // The engine's rewrites (of `a*b*?a*`, `(b+?)*`, `(a?)+` with `\1`, …) change
+        // which text and groups match, and sometimes whether a pattern matches at all,
+        // against Perl's backtracking order (fancy-regex 0.20.2): cf2 runs the pattern as
+        // written. The backtracking limit stops what they would have kept from running
+        // long.
         fancy_regex::RegexBuilder::new(p)
             .backtrack_limit(BACKTRACK_LIMIT)
             .max_prog_size(REGEX_MAX_PROGRAM)
+            .optimize(false)
             .build()
     };
     match build(&engine.text) {

@@ -317,12 +317,15 @@ impl<'a> Evaluator<'a> {
     /// also the value of the resource it was picked from (`fred => $PF`), which other
     /// resources read by name, and a mark there would hide `PF` and not `PM`, telling the
     /// pick. A block made for a pick (a view, a merge of one) is marked already.
-    pub(crate) fn view_of_pick(&mut self, v: Val, origin: &Rc<str>) -> Val {
+    pub(crate) fn view_of_pick(&mut self, v: Val, origin: &Rc<str>, at: Span) -> Val {
         deep(|| match v {
             Val::Block(b) if self.selected_in_secret.contains_key(&b) => Val::Block(b),
             Val::Block(b) => {
                 let place = self.block(b).place.clone();
-                let view = self.new_block(place, BlockState::Unbuilt(BuildSpec::ViewOf(b)));
+                let view = self.new_block(
+                    place,
+                    BlockState::Unbuilt(BuildSpec::ViewOf { seen: b, at }),
+                );
                 if let Some(file) = self.value_imports.get(&b).copied() {
                     self.value_imports.insert(view, file);
                 }
@@ -334,7 +337,7 @@ impl<'a> Evaluator<'a> {
                 let items = l
                     .items
                     .iter()
-                    .map(|x| self.view_of_pick(x.clone(), origin))
+                    .map(|x| self.view_of_pick(x.clone(), origin, at))
                     .collect();
                 make_list(items).unwrap_or(Val::List(l))
             }
@@ -343,8 +346,22 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Builds a view of `seen` ([`Evaluator::view_of_pick`]): `seen` built, its members.
-    pub(crate) fn build_view(&mut self, view: BlockId, seen: BlockId) -> R<()> {
-        let built = self.ensure_built(seen).and_then(|()| match self.block(seen).state {
+    /// The view may be read where no pick is (copied by an inline `if`, merged), but
+    /// building `seen` is reading the pick: it is done as a pick's reading, at `at`.
+    pub(crate) fn build_view(&mut self, view: BlockId, seen: BlockId, at: Span) -> R<()> {
+        let shown = self
+            .selected_in_secret
+            .get(&view)
+            .map(|o| crate::val::redacted(o, true))
+            .unwrap_or_default();
+        let built = self
+            .under_pick(
+                &shown,
+                at,
+                |shown| Diagnostic::error(format!("what {shown} selected cannot be evaluated")).at(at),
+                |ev| ev.ensure_built(seen),
+            )
+            .and_then(|()| match self.block(seen).state {
             BlockState::Building { .. } => Err(EvalError::new(
                 Diagnostic::error(format!(
                     "the block `{}` is needed whole while its own inline statements are still being evaluated",
@@ -377,8 +394,17 @@ impl<'a> Evaluator<'a> {
         at: Span,
         f: impl FnOnce(&mut Self) -> T,
     ) -> T {
+        // Each reading of a pick starts its world afresh: what one pick evaluated must
+        // not change what the next shows (its warning, its trace, its limits), or the
+        // next would tell the first's choice.
         if self.pick_depth == 0 {
             self.pick_warned_from = self.warnings.len();
+            self.pick_first_block = self.blocks.len() as u32;
+            self.pick_memo.clear();
+            self.pick_thunks.clear();
+            self.pick_value_imports_of.clear();
+            self.pick_work_limit_passed = None;
+            self.pick_steps = 0;
         }
         self.pick_depth += 1;
         let site = self.pick_site.replace((Rc::from(shown), at));
@@ -386,6 +412,24 @@ impl<'a> Evaluator<'a> {
         self.pick_site = site;
         self.pick_depth -= 1;
         r
+    }
+
+    /// The warnings the building of a block gave while a pick was read, given again where
+    /// it is read by name (and into another pick's reading, which must see them as if it
+    /// had built the block itself).
+    pub(crate) fn reshow_build_warnings(&mut self, b: BlockId) {
+        let given = if self.pick_depth == 0 {
+            self.hidden_build_warnings.remove(&b)
+        } else {
+            self.hidden_build_warnings.get(&b).cloned()
+        };
+        // Named after the resource read now, as a building done now would be: the one the
+        // pick was read for would tell it.
+        let resource = self.stack.last().map(|s| self.slot_path(*s));
+        for mut w in given.into_iter().flatten() {
+            w.resource = resource.clone();
+            self.warn_once(w);
+        }
     }
 
     /// Notes that a secret's choice was read (a block a secret selector picked): what is
@@ -435,7 +479,12 @@ impl<'a> Evaluator<'a> {
             Ok(v) => {
                 // Blocks in the result depend on the secret as much as its scalars
                 // (`~(remove)>` leaving the block the secret did not pick).
-                let v = self.view_of_pick(v, &taint.origin);
+                let at = self
+                    .stack
+                    .last()
+                    .map(|s| self.slot_site(*s))
+                    .unwrap_or_default();
+                let v = self.view_of_pick(v, &taint.origin, at);
                 Ok(mark(v, &taint.origin))
             }
             Err(mut e) => {

@@ -30,6 +30,15 @@ pub struct Provenance {
     pub before_merge: bool,
 }
 
+/// A hidden entry, one for a run of them: how many resources a pick read would say which
+/// member it picked.
+fn push_hidden(out: &mut Vec<Provenance>) {
+    let hidden = Provenance::hidden();
+    if out.last() != Some(&hidden) {
+        out.push(hidden);
+    }
+}
+
 impl Provenance {
     /// The entry of a resource whose record would say what a secret selector picked.
     fn hidden() -> Provenance {
@@ -73,7 +82,7 @@ impl<'a> Evaluator<'a> {
             // Settled while a secret's pick was read (`Evaluator::pick_memo`): that entry
             // is hidden, whatever the resource's value later read by name.
             if self.settled_in_secret.contains(&i) {
-                out.push(Provenance::hidden());
+                push_hidden(&mut out);
                 continue;
             }
             let slot = self.slot(*s);
@@ -90,7 +99,7 @@ impl<'a> Evaluator<'a> {
                 && (self.picked_from.contains_key(&slot.parent)
                     || self.picked_origin(&slot.parent).is_some());
             if copied_in_secret || candidate {
-                out.push(Provenance::hidden());
+                push_hidden(&mut out);
                 continue;
             }
             let origins = |defs: &[DefId]| defs.iter().map(|d| self.origin(*d)).collect();

@@ -30,6 +30,9 @@ pub(crate) fn deep<T>(f: impl FnOnce() -> T) -> T {
 /// is shown and where the pick is read.
 pub(crate) type PickSite = Option<(Rc<str>, Span)>;
 
+/// A value a pick's reading gave, with the warnings its evaluation gave (`pick_memo`).
+pub(crate) type PickValue = (R<Val>, Rc<[Diagnostic]>);
+
 pub struct Evaluator<'a> {
     pub(crate) host: &'a dyn Host,
     pub(crate) loader: &'a Loader,
@@ -75,7 +78,7 @@ pub struct Evaluator<'a> {
     /// How many warnings there were when the outermost reading of a pick began.
     pub(crate) pick_warned_from: usize,
     /// Macro arguments as a secret's pick evaluated them (as `pick_memo` for slots).
-    pub(crate) pick_thunks: HashMap<ThunkId, Val, foldhash::fast::RandomState>,
+    pub(crate) pick_thunks: HashMap<ThunkId, (Val, Rc<[Diagnostic]>), foldhash::fast::RandomState>,
     /// The evaluation steps spent for picks, counted apart from the others (`max_steps`
     /// each): what is evaluated twice, for a pick and by name, must not make the limit
     /// depend on which member the pick chose.
@@ -95,7 +98,14 @@ pub struct Evaluator<'a> {
     /// trace hidden, and read by name later it must show them as if the pick had never
     /// looked at it, or their absence would say what was picked (`fred => $PF`: `PF`'s
     /// warning missing and `PM`'s shown). So it is evaluated again when read outside.
-    pub(crate) pick_memo: HashMap<SlotId, R<Val>, foldhash::fast::RandomState>,
+    /// Each value is kept with the warnings its evaluation gave (hidden there): a later
+    /// pick that finds it here gives them again, as if it had evaluated it itself, so what
+    /// it shows does not depend on what an earlier pick chose; and the work is done once
+    /// for every pick (1,000 picks into one large block cost one evaluation of it).
+    pub(crate) pick_memo: HashMap<SlotId, PickValue, foldhash::fast::RandomState>,
+    /// Where in `settled` each outermost reading of a pick began (with `-Deval`): each
+    /// shows one hidden entry there, whether or not it evaluated anything itself.
+    pub(crate) pick_trace_marks: Vec<usize>,
     /// Every value a pick's reading gave a resource, kept past that reading (each starts
     /// `pick_memo` afresh): whether an inline statement read a member, and what it saw,
     /// is checked once the outputs are written (`evaluated_value`).
@@ -269,6 +279,7 @@ impl<'a> Evaluator<'a> {
             pick_value_imports_of: HashMap::default(),
             pick_work_limit_passed: None,
             pick_memo: HashMap::default(),
+            pick_trace_marks: Vec::new(),
             pick_values: HashMap::default(),
             selected_in_secret: HashMap::default(),
             secret_defs: HashMap::default(),
@@ -510,6 +521,11 @@ impl<'a> Evaluator<'a> {
 
     // ----- slots --------------------------------------------------------------------
 
+    /// The warnings given since there were `n`.
+    pub(crate) fn warnings_since(&self, n: usize) -> Rc<[Diagnostic]> {
+        Rc::from(self.warnings.get(n..).unwrap_or(&[]))
+    }
+
     /// The value a slot was evaluated to, if it was: by name, or while a secret's pick was
     /// read ([`Evaluator::pick_memo`]).
     pub(crate) fn evaluated_value(&self, s: SlotId) -> Option<&Val> {
@@ -536,8 +552,11 @@ impl<'a> Evaluator<'a> {
             // so that what the pick shows (its hidden trace entries, its warning) does not
             // depend on what else was read first (`pick_memo`).
             _ if in_pick => {
-                if let Some(r) = self.pick_memo.get(&s) {
-                    let r = r.clone();
+                if let Some((r, warned)) = self.pick_memo.get(&s) {
+                    let (r, warned) = (r.clone(), warned.clone());
+                    for w in warned.iter() {
+                        self.warn_once(w.clone());
+                    }
                     if let Ok(v) = &r {
                         self.note_inline_seen(s, v);
                     }
@@ -559,6 +578,7 @@ impl<'a> Evaluator<'a> {
             self.slot_mut(s).state = SlotState::Active;
             SlotState::Pending
         };
+        let warned = self.warnings.len();
         self.stack.push(s);
         // List positions belong to the slot whose value holds the list.
         let elements = std::mem::take(&mut self.elements);
@@ -579,7 +599,8 @@ impl<'a> Evaluator<'a> {
                 if outcome.record.is_some() {
                     self.settled.push(s);
                 }
-                self.pick_memo.insert(s, Ok(v.clone()));
+                let given = self.warnings_since(warned);
+                self.pick_memo.insert(s, (Ok(v.clone()), given));
                 self.pick_values.insert(s, v.clone());
                 self.note_inline_seen(s, &v);
                 Ok(v)
@@ -601,7 +622,8 @@ impl<'a> Evaluator<'a> {
                 }
                 if in_pick {
                     self.slot_mut(s).state = before;
-                    self.pick_memo.insert(s, Err(e.clone()));
+                    let given = self.warnings_since(warned);
+                    self.pick_memo.insert(s, (Err(e.clone()), given));
                 } else {
                     self.slot_mut(s).state = SlotState::Failed(e.clone());
                 }

@@ -231,7 +231,13 @@ impl<'a> Evaluator<'a> {
             // Read for a secret's pick: evaluated apart, as a resource is there
             // (`Evaluator::force`), so that reading it by name later shows what it gives.
             _ if in_pick && self.pick_thunks.contains_key(&t) => {
-                Ok(self.pick_thunks.get(&t).cloned().unwrap_or(Val::Undef))
+                let Some((v, warned)) = self.pick_thunks.get(&t).cloned() else {
+                    return Ok(Val::Undef);
+                };
+                for w in warned.iter() {
+                    self.warn_once(w.clone());
+                }
+                Ok(v)
             }
             ThunkState::Done(v) if !in_pick => Ok(v),
             before => {
@@ -242,12 +248,14 @@ impl<'a> Evaluator<'a> {
                 let depth = self.stack.len();
                 let place = self.thunk_place.replace((depth, made_for));
                 let outer_elements = std::mem::replace(&mut self.elements, elements);
+                let warned = self.warnings.len();
                 let r = self.eval(expr, scope);
                 self.elements = outer_elements;
                 self.thunk_place = place;
                 match &r {
                     Ok(v) if in_pick => {
-                        self.pick_thunks.insert(t, v.clone());
+                        let given = self.warnings_since(warned);
+                        self.pick_thunks.insert(t, (v.clone(), given));
                         self.set_thunk(t, before);
                     }
                     Ok(v) => self.set_thunk(t, ThunkState::Done(v.clone())),

@@ -8,7 +8,7 @@ use crate::model::ScopeId;
 use crate::ops::{numeric, scalar_text};
 use crate::val::Val;
 use cf2_syntax::ast::{self, Expr};
-use cf2_syntax::Diagnostic;
+use cf2_syntax::{Diagnostic, FileId, Span};
 use cf2_value::Number;
 use std::cmp::Ordering;
 use std::rc::Rc;
@@ -301,23 +301,25 @@ impl<'a> Evaluator<'a> {
                 let Some(name) = v.text() else {
                     return Err(arg_error(call, arg, "a file name", &v));
                 };
+                // A name computed from a secret: the paths an error shows (resolved,
+                // searched) hold parts of it that scrubbing the whole text misses, and which
+                // error it is (not found, outside the allowed directories, protected, not
+                // text) tells something of it too. So any error is told as one, without
+                // details.
+                let secret_name = self.taint.is_some();
                 let file = self.scope(sc).file;
-                let path = self.find_file(name, file, false, arg.span)?;
-                let canonical = self.canonical(&path);
-                self.refuse_protected(&canonical, || name.to_string(), arg.span, false)?;
-                let bytes = self.host.read_file(&path).map_err(|e| {
-                    EvalError::new(
-                        Diagnostic::error(format!("cannot read `{}`: {e}", path.display()))
-                            .at(arg.span),
-                    )
-                })?;
-                let text = String::from_utf8(bytes).map_err(|_| {
-                    EvalError::new(
-                        Diagnostic::error(format!("`{}` is not UTF-8 text", path.display()))
-                            .at(arg.span),
-                    )
-                })?;
-                Ok(Val::Lit(text.into()))
+                match self.read_named_file(name, file, arg.span) {
+                    Err(e) if secret_name => Err(EvalError {
+                        diag: Box::new(
+                            Diagnostic::error("`read` cannot read the file a secret names")
+                                .at(arg.span)
+                                .note("the details are not shown, because the file name is computed from a secret"),
+                        ),
+                        kind: e.kind,
+                        more: Vec::new(),
+                    }),
+                    r => r,
+                }
             }
             "topdir" => {
                 arity(call, 0)?;
@@ -455,5 +457,26 @@ impl<'a> Evaluator<'a> {
             d = d.hint(format!("did you mean `{s}`?"));
         }
         EvalError::new(d)
+    }
+}
+
+impl<'a> Evaluator<'a> {
+    /// The text of the file `read(name)` names, found as imports are (§3.10), confined to
+    /// the allowed directories, never a protected file.
+    fn read_named_file(&mut self, name: &str, file: FileId, at: Span) -> R<Val> {
+        let path = self.find_file(name, file, false, at)?;
+        let canonical = self.canonical(&path);
+        self.refuse_protected(&canonical, || name.to_string(), at, false)?;
+        let bytes = self.host.read_file(&path).map_err(|e| {
+            EvalError::new(
+                Diagnostic::error(format!("cannot read `{}`: {e}", path.display())).at(at),
+            )
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            EvalError::new(
+                Diagnostic::error(format!("`{}` is not UTF-8 text", path.display())).at(at),
+            )
+        })?;
+        Ok(Val::Lit(text.into()))
     }
 }

@@ -394,14 +394,16 @@ impl<'a> Evaluator<'a> {
         at: Span,
         f: impl FnOnce(&mut Self) -> T,
     ) -> T {
-        // Each reading of a pick starts its world afresh: what one pick evaluated must
-        // not change what the next shows (its warning, its trace, its limits), or the
-        // next would tell the first's choice.
+        // Each reading of a pick starts its limits afresh, and shows one trace entry: what
+        // one pick evaluated must not change what the next shows, or the next would tell
+        // the first's choice (the values it finds evaluated give their warnings again,
+        // `pick_memo`).
         if self.pick_depth == 0 {
             self.pick_warned_from = self.warnings.len();
             self.pick_first_block = self.blocks.len() as u32;
-            self.pick_memo.clear();
-            self.pick_thunks.clear();
+            if self.opts.trace {
+                self.pick_trace_marks.push(self.settled.len());
+            }
             self.pick_value_imports_of.clear();
             self.pick_work_limit_passed = None;
             self.pick_steps = 0;
@@ -488,12 +490,61 @@ impl<'a> Evaluator<'a> {
                 Ok(mark(v, &taint.origin))
             }
             Err(mut e) => {
+                hide_list_shape(&mut e.diag);
                 scrub(&mut e.diag, &taint);
                 for d in &mut e.more {
+                    hide_list_shape(d);
                     scrub(d, &taint);
                 }
                 Err(e)
             }
         }
+    }
+}
+
+/// A message about a call given a secret, without the shape of the lists it was given:
+/// how long a list is and which element failed (`element 2 of its argument is a block`,
+/// `a list of 3 elements`) would tell a list a secret selector picked from its sibling,
+/// or which secret of a list is malformed.
+fn hide_list_shape(d: &mut Diagnostic) {
+    fn is_count(w: Option<&&str>) -> bool {
+        w.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    }
+    fn hidden(s: &str) -> String {
+        let words: Vec<&str> = s.split(' ').collect();
+        let mut out: Vec<String> = Vec::with_capacity(words.len());
+        let mut i = 0;
+        while let Some(&w) = words.get(i) {
+            // `element 2 of its argument` → `an element of its argument`.
+            if w == "element" && is_count(words.get(i + 1)) {
+                out.push("an element".to_string());
+                i += 2;
+                continue;
+            }
+            // `a list of 3 elements,` → `a list,`.
+            let after_list = out.last().is_some_and(|p| p == "list");
+            if let (true, "of", true, Some(unit)) =
+                (after_list, w, is_count(words.get(i + 1)), words.get(i + 2))
+            {
+                if let Some(tail) = unit
+                    .strip_prefix("elements")
+                    .or_else(|| unit.strip_prefix("element"))
+                {
+                    if let Some(list) = out.last_mut() {
+                        list.push_str(tail);
+                    }
+                    i += 3;
+                    continue;
+                }
+            }
+            out.push(w.to_string());
+            i += 1;
+        }
+        out.join(" ")
+    }
+    d.message = hidden(&d.message);
+    d.label = hidden(&d.label);
+    for l in &mut d.labels {
+        l.message = hidden(&l.message);
     }
 }

@@ -78,7 +78,11 @@ impl<'a> Evaluator<'a> {
     /// One record per resource whose value was settled, in the order they were settled.
     pub fn provenance(&self) -> Vec<Provenance> {
         let mut out = Vec::new();
+        let mut marks = self.pick_trace_marks.iter().peekable();
         for (i, s) in self.settled.iter().enumerate() {
+            while marks.next_if(|m| **m <= i).is_some() {
+                push_hidden(&mut out);
+            }
             // Settled while a secret's pick was read (`Evaluator::pick_memo`): that entry
             // is hidden, whatever the resource's value later read by name.
             if self.settled_in_secret.contains(&i) {
@@ -123,6 +127,9 @@ impl<'a> Evaluator<'a> {
                 repeated: origins(&o.repeated),
                 before_merge: self.in_merged_literal(*s),
             });
+        }
+        if marks.next().is_some() {
+            push_hidden(&mut out);
         }
         // An overridden definition evaluated for a literal's own member is not "never
         // evaluated": say where it was.

@@ -403,6 +403,14 @@ impl<'a> Evaluator<'a> {
         match caps.groups.get(i) {
             Some(Some(text)) => Ok(Val::Lit(text.as_str().into())),
             Some(None) => Ok(Val::Undef),
+            // Matched with a secret (a regex a secret selector picked, or a secret text):
+            // how many groups the regex has could tell which regex it is.
+            None if caps.secret.is_some() => Err(EvalError::new(
+                Diagnostic::error(format!(
+                    "`match({i})`: the regular expression matched with a secret has no such capture group"
+                ))
+                .at(arg.span),
+            )),
             None => Err(EvalError::new(
                 Diagnostic::error(format!(
                     "`match({i})`: the regular expression has only {} capture group{}",

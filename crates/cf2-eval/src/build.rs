@@ -112,12 +112,12 @@ impl<'a> Evaluator<'a> {
         if self.pick_depth > 0 && b.0 < self.pick_first_block {
             let warned = self.warnings.len();
             let r = self.build_spec(b, spec);
-            let given = self.warnings.get(warned..).unwrap_or(&[]).to_vec();
+            let given = self.warnings_since(warned);
             if !given.is_empty() {
                 self.hidden_build_warnings
                     .entry(b)
                     .or_default()
-                    .extend(given);
+                    .extend_from_slice(&given);
             }
             return r;
         }

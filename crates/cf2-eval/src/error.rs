@@ -45,6 +45,16 @@ impl EvalError {
         }
     }
 
+    /// This error told as `diag` instead, its details (and further errors) left out, its
+    /// kind kept: for an error met where the details would show a secret.
+    pub fn told_as(self, diag: Diagnostic) -> EvalError {
+        EvalError {
+            diag: Box::new(diag),
+            kind: self.kind,
+            more: Vec::new(),
+        }
+    }
+
     pub fn missing(diag: Diagnostic) -> EvalError {
         EvalError {
             diag: Box::new(diag),

@@ -30,8 +30,11 @@ pub(crate) fn deep<T>(f: impl FnOnce() -> T) -> T {
 /// is shown and where the pick is read.
 pub(crate) type PickSite = Option<(Rc<str>, Span)>;
 
+/// Warnings an evaluation gave, kept to be given again (`Evaluator::warn_again`).
+pub(crate) type Warnings = Rc<[Diagnostic]>;
+
 /// A value a pick's reading gave, with the warnings its evaluation gave (`pick_memo`).
-pub(crate) type PickValue = (R<Val>, Rc<[Diagnostic]>);
+pub(crate) type PickValue = (R<Val>, Warnings);
 
 pub struct Evaluator<'a> {
     pub(crate) host: &'a dyn Host,
@@ -68,9 +71,6 @@ pub struct Evaluator<'a> {
     pub(crate) regexes: HashMap<Rc<str>, std::sync::Arc<crate::perl_regex::PerlRegex>>,
     /// Slots in the order their values were settled (for `-Deval`).
     pub(crate) settled: Vec<SlotId>,
-    /// Slots settled while evaluating what a secret selector selected: which ones they
-    /// are would spell the secret, so traces do not name them.
-    pub(crate) settled_in_secret: Vec<usize>,
     /// How many readings of a secret's pick (`Evaluator::under_pick`) are running.
     pub(crate) pick_depth: u32,
     /// The innermost of them: how its secret is shown and where it is read.
@@ -78,7 +78,7 @@ pub struct Evaluator<'a> {
     /// How many warnings there were when the outermost reading of a pick began.
     pub(crate) pick_warned_from: usize,
     /// Macro arguments as a secret's pick evaluated them (as `pick_memo` for slots).
-    pub(crate) pick_thunks: HashMap<ThunkId, (Val, Rc<[Diagnostic]>), foldhash::fast::RandomState>,
+    pub(crate) pick_thunks: HashMap<ThunkId, (Val, Warnings), foldhash::fast::RandomState>,
     /// The evaluation steps spent for picks, counted apart from the others (`max_steps`
     /// each): what is evaluated twice, for a pick and by name, must not make the limit
     /// depend on which member the pick chose.
@@ -93,11 +93,12 @@ pub struct Evaluator<'a> {
     pub(crate) pick_value_imports_of: HashMap<FileId, u32, foldhash::fast::RandomState>,
     /// A work limit passed while a pick was read (`work_limit_passed`), apart.
     pub(crate) pick_work_limit_passed: Option<EvalError>,
-    /// The values of resources first evaluated while reading a secret's pick, kept apart
-    /// from their slots (`Evaluator::force`): a resource read there has its warnings and
-    /// trace hidden, and read by name later it must show them as if the pick had never
-    /// looked at it, or their absence would say what was picked (`fred => $PF`: `PF`'s
-    /// warning missing and `PM`'s shown). So it is evaluated again when read outside.
+    /// The values of resources evaluated while reading a secret's pick, kept apart from
+    /// their slots (`Evaluator::force`): a resource read there has its warnings and trace
+    /// hidden, and read by name it must show them as if the pick had never looked at it,
+    /// or their absence would say what was picked (`fred => $PF`: `PF`'s warning missing
+    /// and `PM`'s shown). So it is evaluated again when read by name. The values also
+    /// tell the inline-statement checks what a pick read (`evaluated_value`).
     /// Each value is kept with the warnings its evaluation gave (hidden there): a later
     /// pick that finds it here gives them again, as if it had evaluated it itself, so what
     /// it shows does not depend on what an earlier pick chose; and the work is done once
@@ -106,24 +107,20 @@ pub struct Evaluator<'a> {
     /// Where in `settled` each outermost reading of a pick began (with `-Deval`): each
     /// shows one hidden entry there, whether or not it evaluated anything itself.
     pub(crate) pick_trace_marks: Vec<usize>,
-    /// Every value a pick's reading gave a resource, kept past that reading (each starts
-    /// `pick_memo` afresh): whether an inline statement read a member, and what it saw,
-    /// is checked once the outputs are written (`evaluated_value`).
-    pub(crate) pick_values: HashMap<SlotId, Val, foldhash::fast::RandomState>,
     /// Blocks that a secret selector selected (`$Sel.($P.fred.UserName)`), with the
     /// secret's origin: which block it is is as secret as the selector, so its members
     /// are secret when selected, and outputting it hides what it evaluates (security.md
-    /// §6). A block shared with other resources is hidden there too: more is hidden than
-    /// needs to be, never less.
+    /// §6). These are views made for the pick (`view_of_pick`) and blocks made from them
+    /// (merges, agreed blocks), never a block another resource has by name.
     pub(crate) selected_in_secret: HashMap<BlockId, Rc<str>, foldhash::fast::RandomState>,
-    /// Definitions copied from such a block into another (by an inline `if` or call that
-    /// gives it), with the secret's origin: their values are as secret as the pick, their
-    /// errors are told without details, and the trace does not show them.
     /// Blocks a secret selector picked a member of (`Sel` of `$Sel.($P.x.UserName)`), with
     /// the secret's origin: each member's block counts as picked (`picked_origin`), so
     /// that the pick is hidden alike wherever any candidate is read.
     pub(crate) picked_from: HashMap<BlockId, Rc<str>, foldhash::fast::RandomState>,
-    /// The inline statement that copied each is where its messages are shown.
+    /// Definitions copied from a picked block into another (by an inline `if` or call
+    /// that gives it), with the secret's origin and the inline statement that copied each,
+    /// where its messages are shown: their values are as secret as the pick, their errors
+    /// are told without details, and the trace does not show them.
     pub(crate) secret_defs: HashMap<DefId, (Rc<str>, Span), foldhash::fast::RandomState>,
     /// Files whose `-Wdup` warnings were already reported.
     pub(crate) dup_reported: Vec<FileId>,
@@ -268,7 +265,6 @@ impl<'a> Evaluator<'a> {
             load_failures: Default::default(),
             regexes: HashMap::new(),
             settled: Vec::new(),
-            settled_in_secret: Vec::new(),
             pick_depth: 0,
             pick_site: None,
             pick_warned_from: 0,
@@ -280,7 +276,6 @@ impl<'a> Evaluator<'a> {
             pick_work_limit_passed: None,
             pick_memo: HashMap::default(),
             pick_trace_marks: Vec::new(),
-            pick_values: HashMap::default(),
             selected_in_secret: HashMap::default(),
             secret_defs: HashMap::default(),
             picked_from: HashMap::default(),
@@ -522,8 +517,16 @@ impl<'a> Evaluator<'a> {
     // ----- slots --------------------------------------------------------------------
 
     /// The warnings given since there were `n`.
-    pub(crate) fn warnings_since(&self, n: usize) -> Rc<[Diagnostic]> {
+    pub(crate) fn warnings_since(&self, n: usize) -> Warnings {
         Rc::from(self.warnings.get(n..).unwrap_or(&[]))
+    }
+
+    /// Gives again warnings an evaluation gave, as a reading that reuses its value must
+    /// (a pick finding what another pick evaluated, `pick_memo`).
+    pub(crate) fn warn_again(&mut self, warned: &[Diagnostic]) {
+        for w in warned {
+            self.warn_once(w.clone());
+        }
     }
 
     /// The value a slot was evaluated to, if it was: by name, or while a secret's pick was
@@ -531,7 +534,10 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn evaluated_value(&self, s: SlotId) -> Option<&Val> {
         match &self.slot(s).state {
             SlotState::Done(v) => Some(v),
-            SlotState::Pending => self.pick_values.get(&s),
+            SlotState::Pending => match self.pick_memo.get(&s) {
+                Some((Ok(v), _)) => Some(v),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -554,9 +560,7 @@ impl<'a> Evaluator<'a> {
             _ if in_pick => {
                 if let Some((r, warned)) = self.pick_memo.get(&s) {
                     let (r, warned) = (r.clone(), warned.clone());
-                    for w in warned.iter() {
-                        self.warn_once(w.clone());
-                    }
+                    self.warn_again(&warned);
                     if let Ok(v) = &r {
                         self.note_inline_seen(s, v);
                     }
@@ -593,15 +597,12 @@ impl<'a> Evaluator<'a> {
         self.stack.pop();
         match result {
             // Read for a secret's pick: kept apart, the slot left to be evaluated anew
-            // outside (`pick_memo`); its trace entry is only a hidden one.
-            Ok((v, outcome)) if in_pick => {
+            // outside (`pick_memo`); not named in the trace, where the pick has one hidden
+            // entry (`pick_trace_marks`).
+            Ok((v, _)) if in_pick => {
                 self.slot_mut(s).state = before;
-                if outcome.record.is_some() {
-                    self.settled.push(s);
-                }
                 let given = self.warnings_since(warned);
                 self.pick_memo.insert(s, (Ok(v.clone()), given));
-                self.pick_values.insert(s, v.clone());
                 self.note_inline_seen(s, &v);
                 Ok(v)
             }
@@ -867,8 +868,6 @@ impl<'a> Evaluator<'a> {
         Ok(members)
     }
 
-    /// The file block `b` was imported from as a value (`import(f)`, a KeePass database),
-    /// if it was.
     /// The origin of the secret whose selector picked block `b`, if one did
     /// ([`Evaluator::selected_in_secret`]); asked for every block read, so the usual
     /// case, no such block at all, costs no hashing.
@@ -897,6 +896,14 @@ impl<'a> Evaluator<'a> {
         self.secret_defs.get(&d).cloned()
     }
 
+    /// Where messages show definition `d`: where it is written, or, copied from a
+    /// secret's pick, the statement that copied it (its own place is in the member picked).
+    pub(crate) fn shown_site(&self, d: DefId) -> Span {
+        self.secret_def(d).map_or(self.def(d).site, |(_, at)| at)
+    }
+
+    /// The file block `b` was imported from as a value (`import(f)`, a KeePass database),
+    /// if it was.
     pub(crate) fn value_import_file(&self, b: BlockId) -> Option<FileId> {
         self.value_imports.get(&b).copied()
     }
@@ -948,12 +955,8 @@ impl<'a> Evaluator<'a> {
         match &self.block(b).state {
             BlockState::Unbuilt(_) => {}
             BlockState::Failed(e) => return Err(e.clone()),
-            _ => {
-                if !self.hidden_build_warnings.is_empty() {
-                    self.reshow_build_warnings(b);
-                }
-                return Ok(());
-            }
+            // Built: `ensure_built` only gives what a pick's building of it hid.
+            _ => return self.ensure_built(b),
         }
         let open = std::mem::replace(&mut self.open_results, false);
         let r = self.ensure_built(b);

@@ -223,22 +223,21 @@ impl<'a> Evaluator<'a> {
             ),
             None => return Ok(Val::Undef),
         };
-        let in_pick = self.pick_depth > 0;
-        match state {
-            ThunkState::Active => Err(EvalError::new(
+        if let ThunkState::Active = state {
+            return Err(EvalError::new(
                 Diagnostic::error("a macro argument depends on itself").at(at),
-            )),
-            // Read for a secret's pick: evaluated apart, as a resource is there
-            // (`Evaluator::force`), so that reading it by name later shows what it gives.
-            _ if in_pick && self.pick_thunks.contains_key(&t) => {
-                let Some((v, warned)) = self.pick_thunks.get(&t).cloned() else {
-                    return Ok(Val::Undef);
-                };
-                for w in warned.iter() {
-                    self.warn_once(w.clone());
-                }
-                Ok(v)
+            ));
+        }
+        // Read for a secret's pick: evaluated apart, as a resource is there
+        // (`Evaluator::force`), so that reading it by name later shows what it gives.
+        let in_pick = self.pick_depth > 0;
+        if in_pick {
+            if let Some((v, warned)) = self.pick_thunks.get(&t).cloned() {
+                self.warn_again(&warned);
+                return Ok(v);
             }
+        }
+        match state {
             ThunkState::Done(v) if !in_pick => Ok(v),
             before => {
                 self.set_thunk(t, ThunkState::Active);
@@ -384,14 +383,9 @@ impl<'a> Evaluator<'a> {
     /// What a secret selector selected is as secret as the selector: the warnings given
     /// and the resources evaluated meanwhile would name it (`Ports.postgres`), by their
     /// resource, their place or their trace. Warnings given since `warned` are replaced by
-    /// one at the selector; slots settled since `settled` are not named by `-Deval`.
-    pub(crate) fn hide_what_a_secret_selected(
-        &mut self,
-        warned: usize,
-        settled: usize,
-        shown: &str,
-        at: Span,
-    ) {
+    /// one at the selector; the resources are evaluated apart and not named by `-Deval`
+    /// (`Evaluator::in_pick`).
+    pub(crate) fn hide_what_a_secret_selected(&mut self, warned: usize, shown: &str, at: Span) {
         if self.warnings.len() > warned {
             self.warnings.truncate(warned);
             let w = Diagnostic::warning(format!("a warning was given by what {shown} selected"))
@@ -399,8 +393,6 @@ impl<'a> Evaluator<'a> {
                 .note("the details are not shown, because the selector is a secret");
             self.warn_once(w);
         }
-        let hidden = settled..self.settled.len().max(settled);
-        self.settled_in_secret.extend(hidden);
     }
 
     pub(crate) fn select_value(&mut self, base: Val, key: &Val, key_at: Span, at: Span) -> R<Val> {

@@ -984,7 +984,7 @@ impl<'a> Evaluator<'a> {
                     Value::List(out)
                 }
                 // A block a secret selector picked: which it is is secret, and its members
-                    // would say so (security.md §6).
+                // would say so (security.md §6).
                 Val::Block(b) if self.picked_origin(b).is_some() => {
                     let origin = self.picked_origin(b).unwrap_or_default();
                     return Err(EvalError::new(

@@ -2098,17 +2098,12 @@ impl<'a> Evaluator<'a> {
     /// evaluation shows (trace entries, warnings) hidden and an error told without its
     /// details, as when the block is selected from.
     fn secret_def_value(&mut self, d: DefId, origin: &Rc<str>, at: Span) -> R<Val> {
-        let shown = crate::val::redacted(origin, true);
-        let v = self.under_pick(
-            &shown,
-            at,
-            |shown| {
-                Diagnostic::error(format!("what {shown} selected cannot be evaluated"))
-                    .at(at)
-                    .with_label("what this statement adds comes from there")
-            },
-            |ev| ev.def_value_here(d),
-        )?;
+        let v = self
+            .reading_pick(origin, at, "evaluated", |ev| ev.def_value_here(d))
+            .map_err(|mut e| {
+                e.diag.label = "what this statement adds comes from there".into();
+                e
+            })?;
         let v = self.view_of_pick(v, origin, at);
         Ok(crate::secret::mark_over(v, origin))
     }
@@ -2299,9 +2294,7 @@ impl<'a> Evaluator<'a> {
         }
         .resource(path.to_string());
         for (i, d) in tops.iter().enumerate() {
-            // Copied from a secret's pick: shown where it was copied, not in the member
-            // picked.
-            let site = self.secret_def(*d).map_or(self.def(*d).site, |(_, at)| at);
+            let site = self.shown_site(*d);
             if i == 0 {
                 diag = diag.at(site).with_label(describe(*d));
             } else {

@@ -309,15 +309,11 @@ impl<'a> Evaluator<'a> {
                 let secret_name = self.taint.is_some();
                 let file = self.scope(sc).file;
                 match self.read_named_file(name, file, arg.span) {
-                    Err(e) if secret_name => Err(EvalError {
-                        diag: Box::new(
-                            Diagnostic::error("`read` cannot read the file a secret names")
-                                .at(arg.span)
-                                .note("the details are not shown, because the file name is computed from a secret"),
-                        ),
-                        kind: e.kind,
-                        more: Vec::new(),
-                    }),
+                    Err(e) if secret_name => Err(e.told_as(
+                        Diagnostic::error("`read` cannot read the file a secret names")
+                            .at(arg.span)
+                            .note("the details are not shown, because the file name is computed from a secret"),
+                    )),
                     r => r,
                 }
             }

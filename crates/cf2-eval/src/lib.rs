@@ -460,9 +460,9 @@ fn walk_path(
     // out:X.V`): the secret's origin and how it is shown. From there on, no resource's
     // name or place, no message's details and no trace entry may say which it picked.
     let mut in_secret: Option<(Rc<str>, String)> = None;
-    // Where the warnings and trace entries stood on entering it: what came before, on the
-    // way there, is not hidden.
-    let (mut warned, mut settled) = (0, 0);
+    // Where the warnings stood on entering it: what came before, on the way there, is not
+    // hidden.
+    let mut warned = 0;
     for step in path.split('.') {
         if in_secret.is_none() {
             let picked = match &cur {
@@ -473,7 +473,7 @@ fn walk_path(
                 let shown = crate::val::redacted(&o, true);
                 (o, shown)
             });
-            (warned, settled) = (ev.warnings.len(), ev.settled.len());
+            warned = ev.warnings.len();
         }
         if let Some((_, shown)) = &in_secret {
             // The last resource outside stays the place and the resource of messages.
@@ -490,7 +490,7 @@ fn walk_path(
                 })
                 // Undefined there or not there at all would tell two picks apart.
                 .filter(|v| !v.is_undef());
-            ev.hide_what_a_secret_selected(warned, settled, shown, outside);
+            ev.hide_what_a_secret_selected(warned, shown, outside);
             let Some(v) = step_result else {
                 let mut d = Diagnostic::error(format!(
                     "cannot output `{path}`: nothing can be selected there with {shown}"
@@ -564,7 +564,7 @@ fn walk_path(
     }
     if let Some((origin, shown)) = &in_secret {
         let outside = walked_slot.map_or(at, |s| ev.slot_site(s));
-        ev.hide_what_a_secret_selected(warned, settled, shown, outside);
+        ev.hide_what_a_secret_selected(warned, shown, outside);
         cur = ev.view_of_pick(cur, origin, outside);
         cur = crate::secret::mark_over(cur, origin);
     }

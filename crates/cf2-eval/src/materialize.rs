@@ -126,18 +126,9 @@ impl<'a> Evaluator<'a> {
                 self.materializing.push((*b, holder));
                 // A block a secret selected: its members' names and messages would say
                 // which it is (`Sel.fred.A`).
-                let result = match self.picked_origin(b) {
-                    None => self.emit_members(*b, depth, at, sink),
-                    Some(origin) => self.under_pick(
-                        &crate::val::redacted(&origin, true),
-                        at,
-                        |shown| {
-                            Diagnostic::error(format!("what {shown} selected cannot be output"))
-                                .at(at)
-                        },
-                        |ev| ev.emit_members(*b, depth, at, sink),
-                    ),
-                };
+                let result = self.hiding_selected(&[*b], at, "output", |ev| {
+                    ev.emit_members(*b, depth, at, sink)
+                });
                 self.materializing.pop();
                 result?;
             }
@@ -342,9 +333,7 @@ impl<'a> Evaluator<'a> {
         self.slot(s)
             .defs
             .first()
-            // A definition copied from a secret's pick is written in the member picked:
-            // its place is the statement that copied it.
-            .map(|d| self.secret_def(*d).map_or(self.def(*d).site, |(_, at)| at))
+            .map(|d| self.shown_site(*d))
             .unwrap_or_default()
     }
 
@@ -519,32 +508,28 @@ impl<'a> Evaluator<'a> {
             }
             (Val::Block(x), Val::Block(y)) => {
                 let (x, y) = (*x, *y);
-                self.hiding_selected(&[x, y], at, |ev| ev.equal_blocks(x, y, at))?
+                self.hiding_selected(&[x, y], at, "compared", |ev| ev.equal_blocks(x, y, at))?
             }
             _ => false,
         })
     }
 
     /// Runs `f`, which reads the members of `blocks`: where one of them was picked by a
-    /// secret selector (`Evaluator::selected_in_secret`), the trace entries and warnings
-    /// it makes are hidden, as a selection by the secret hides them, and an error it meets
-    /// is told without its details (a comparison by `~(union)>`, `~(remove)>` or of
-    /// unordered values would name the member and its place, and so what was picked).
+    /// secret selector (`Evaluator::selected_in_secret`), it is a reading of that pick
+    /// ([`Evaluator::reading_pick`]: what it shows hidden, an error told as "cannot be
+    /// `done`"): outputting it, or comparing it by `~(union)>`, `~(remove)>` or as
+    /// unordered values, would name the member and its place, and so what was picked.
     pub(crate) fn hiding_selected<T>(
         &mut self,
         blocks: &[BlockId],
         at: Span,
+        done: &str,
         f: impl FnOnce(&mut Self) -> R<T>,
     ) -> R<T> {
-        let Some(origin) = blocks.iter().find_map(|b| self.picked_origin(b)) else {
-            return f(self);
-        };
-        self.under_pick(
-            &crate::val::redacted(&origin, true),
-            at,
-            |shown| Diagnostic::error(format!("what {shown} selected cannot be compared")).at(at),
-            f,
-        )
+        match blocks.iter().find_map(|b| self.picked_origin(b)) {
+            None => f(self),
+            Some(origin) => self.reading_pick(&origin, at, done, f),
+        }
     }
 
     fn equal_blocks(&mut self, x: BlockId, y: BlockId, at: Span) -> R<bool> {
@@ -641,7 +626,7 @@ impl<'a> Evaluator<'a> {
             }
             (Val::Block(x), Val::Block(y)) => {
                 let (x, y) = (*x, *y);
-                return self.hiding_selected(&[x, y], at, |ev| {
+                return self.hiding_selected(&[x, y], at, "compared", |ev| {
                     ev.cmp_blocks(x, y, leaf, settle_order, at)
                 });
             }

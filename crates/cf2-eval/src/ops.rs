@@ -183,17 +183,13 @@ impl<'a> Evaluator<'a> {
         };
         if let (Some(picked), Err(e)) = (picked, &result) {
             let shown = crate::val::redacted(&picked, true);
-            return Err(EvalError {
-                diag: Box::new(
-                    Diagnostic::error(format!(
-                        "`{sym}` cannot be applied to a value holding what {shown} selected"
-                    ))
-                    .at(at)
-                    .note("the details are not shown, because the selector is a secret"),
-                ),
-                kind: e.kind.clone(),
-                more: Vec::new(),
-            });
+            return Err(e.clone().told_as(
+                Diagnostic::error(format!(
+                    "`{sym}` cannot be applied to a value holding what {shown} selected"
+                ))
+                .at(at)
+                .note("the details are not shown, because the selector is a secret"),
+            ));
         }
         secret_if(result, origin)
     }

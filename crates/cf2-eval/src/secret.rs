@@ -299,16 +299,32 @@ impl<'a> Evaluator<'a> {
         told: impl FnOnce(&str) -> Diagnostic,
         f: impl FnOnce(&mut Self) -> R<T>,
     ) -> R<T> {
-        let (warned, settled) = (self.warnings.len(), self.settled.len());
+        let warned = self.warnings.len();
         let r = self.in_pick(shown, at, f);
-        self.hide_what_a_secret_selected(warned, settled, shown, at);
-        r.map_err(|e| EvalError {
-            diag: Box::new(
+        self.hide_what_a_secret_selected(warned, shown, at);
+        r.map_err(|e| {
+            e.told_as(
                 told(shown).note("the details are not shown, because the selector is a secret"),
-            ),
-            kind: e.kind,
-            more: Vec::new(),
+            )
         })
+    }
+
+    /// [`Evaluator::under_pick`] for the pick of the secret from `origin`, whose errors are
+    /// told as "what ‹secret› selected cannot be `done`".
+    pub(crate) fn reading_pick<T>(
+        &mut self,
+        origin: &Rc<str>,
+        at: Span,
+        done: &str,
+        f: impl FnOnce(&mut Self) -> R<T>,
+    ) -> R<T> {
+        let shown = redacted(origin, true);
+        self.under_pick(
+            &shown,
+            at,
+            |shown| Diagnostic::error(format!("what {shown} selected cannot be {done}")).at(at),
+            f,
+        )
     }
 
     /// `v` as a secret from `origin` picked it: each block in it (itself, or in its lists)
@@ -349,28 +365,23 @@ impl<'a> Evaluator<'a> {
     /// The view may be read where no pick is (copied by an inline `if`, merged), but
     /// building `seen` is reading the pick: it is done as a pick's reading, at `at`.
     pub(crate) fn build_view(&mut self, view: BlockId, seen: BlockId, at: Span) -> R<()> {
-        let shown = self
+        let origin = self
             .selected_in_secret
             .get(&view)
-            .map(|o| crate::val::redacted(o, true))
+            .cloned()
             .unwrap_or_default();
         let built = self
-            .under_pick(
-                &shown,
-                at,
-                |shown| Diagnostic::error(format!("what {shown} selected cannot be evaluated")).at(at),
-                |ev| ev.ensure_built(seen),
-            )
+            .reading_pick(&origin, at, "evaluated", |ev| ev.ensure_built(seen))
             .and_then(|()| match self.block(seen).state {
-            BlockState::Building { .. } => Err(EvalError::new(
-                Diagnostic::error(format!(
-                    "the block `{}` is needed whole while its own inline statements are still being evaluated",
-                    self.block_path(seen)
-                ))
-                .hint("an inline `import`, `if` or function call cannot depend on the whole block it adds to"),
-            )),
-            _ => Ok(()),
-        });
+                BlockState::Building { .. } => Err(EvalError::new(
+                    Diagnostic::error(format!(
+                        "the block `{}` is needed whole while its own inline statements are still being evaluated",
+                        self.block_path(seen)
+                    ))
+                    .hint("an inline `import`, `if` or function call cannot depend on the whole block it adds to"),
+                )),
+                _ => Ok(()),
+            });
         if let Err(e) = built {
             self.block_mut(view).state = BlockState::Failed(e.clone());
             return Err(e);
@@ -428,10 +439,11 @@ impl<'a> Evaluator<'a> {
         // Named after the resource read now, as a building done now would be: the one the
         // pick was read for would tell it.
         let resource = self.stack.last().map(|s| self.slot_path(*s));
-        for mut w in given.into_iter().flatten() {
+        let mut given = given.unwrap_or_default();
+        for w in &mut given {
             w.resource = resource.clone();
-            self.warn_once(w);
         }
+        self.warn_again(&given);
     }
 
     /// Notes that a secret's choice was read (a block a secret selector picked): what is

@@ -83,12 +83,6 @@ impl<'a> Evaluator<'a> {
             while marks.next_if(|m| **m <= i).is_some() {
                 push_hidden(&mut out);
             }
-            // Settled while a secret's pick was read (`Evaluator::pick_memo`): that entry
-            // is hidden, whatever the resource's value later read by name.
-            if self.settled_in_secret.contains(&i) {
-                push_hidden(&mut out);
-                continue;
-            }
             let slot = self.slot(*s);
             let SlotState::Done(v) = &slot.state else {
                 continue;

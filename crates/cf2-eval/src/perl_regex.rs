@@ -1078,11 +1078,13 @@ impl Translator {
         let ascii = self.flags.charset != Charset::Unicode;
         match n {
             'd' | 'D' | 'w' | 'W' | 's' | 'S' if ascii => {
-                let members = match n.to_ascii_lowercase() {
-                    'd' => "0-9",
-                    'w' => "0-9A-Za-z_",
-                    _ => r"\t\n\x0B\x0C\r\x20",
+                // Under `(?a)`, `\d`, `\w` and `\s` are the ASCII POSIX classes.
+                let class = match n.to_ascii_lowercase() {
+                    'd' => "digit",
+                    'w' => "word",
+                    _ => "space",
                 };
+                let members = ascii_posix_set(class, false).unwrap_or_default();
                 return self.ascii_set(members, n.is_ascii_uppercase(), in_class);
             }
             'b' | 'B' if ascii && !in_class && chars.peek() != Some(&'{') => {

@@ -11,6 +11,13 @@ use cf2_syntax::ast::{self, BinaryOp, Expr, ExprKind, Part};
 use cf2_syntax::{Diagnostic, Span};
 use std::rc::Rc;
 
+/// What a message about a matching given up must not show: the pattern, when it is a
+/// secret (shown as this redaction instead), and anything about the text, when it is.
+pub(crate) struct HiddenMatch {
+    pub pattern: Option<String>,
+    pub text: bool,
+}
+
 impl<'a> Evaluator<'a> {
     pub(crate) fn eval(&mut self, e: &'a Expr, sc: ScopeId) -> R<Val> {
         let steps = if self.pick_depth > 0 {
@@ -865,11 +872,21 @@ impl<'a> Evaluator<'a> {
         text: &str,
         pattern: &str,
         at: Span,
+        hidden: &HiddenMatch,
     ) -> R<bool> {
         let re = self.regex(pattern, at)?;
         let caps = re.captures(text).map_err(|e| {
-            let looked_ahead = re.looks_ahead_in(text);
-            EvalError::new(crate::perl_regex::match_given_up(pattern, looked_ahead, &e).at(at))
+            // Whether the text ends with a newline is a part of it.
+            let looked_ahead = !hidden.text && re.looks_ahead_in(text);
+            let shown = match &hidden.pattern {
+                Some(secret) => format!("the regular expression made with {secret}"),
+                None => crate::val::quoted_preview(pattern, '/'),
+            };
+            let mut d = crate::perl_regex::match_given_up(&shown, looked_ahead, &e).at(at);
+            if hidden.pattern.is_some() {
+                d = d.note("the pattern is not shown, because it contains a secret");
+            }
+            EvalError::new(d)
         })?;
         let matched = caps.is_some();
         let secret = self.match_secret.clone();

@@ -270,9 +270,18 @@ impl<'a> Evaluator<'a> {
                     return Err(type_error(sym, "right side", rv, "a regex (`/.../`)", r_at));
                 };
                 let pattern = pattern.clone();
+                // A matching that is given up shows the pattern, unless it is a secret, and
+                // what it found in the text, unless that is.
+                let hidden = crate::expr::HiddenMatch {
+                    pattern: match rv {
+                        Val::Secret(s) => Some(crate::val::redacted(&s.origin, s.derived)),
+                        _ => None,
+                    },
+                    text: matches!(lv, Val::Secret(_)),
+                };
                 // Captures of a secret text (or made with a secret regex) are secret.
                 let saved = std::mem::replace(&mut self.match_secret, origin);
-                let matched = self.regex_match(op, &text, &pattern, r_at);
+                let matched = self.regex_match(op, &text, &pattern, r_at, &hidden);
                 self.match_secret = saved;
                 Ok(Val::Bool(matched?))
             }

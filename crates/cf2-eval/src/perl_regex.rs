@@ -85,14 +85,14 @@ impl PerlRegex {
     }
 }
 
-/// Why matching against `pattern` stopped: the backtracking engine ran out of steps
-/// ([`BACKTRACK_LIMIT`]) or of stack; `looked_ahead` as [`PerlRegex::looks_ahead_in`] said.
+/// Why matching against the pattern `shown` (as the message shows it) stopped: the
+/// backtracking engine ran out of steps ([`BACKTRACK_LIMIT`]) or of stack; `looked_ahead`
+/// as [`PerlRegex::looks_ahead_in`] said.
 pub(crate) fn match_given_up(
-    pattern: &str,
+    shown: &str,
     looked_ahead: bool,
     e: &fancy_regex::Error,
 ) -> Diagnostic {
-    let shown = crate::val::quoted_preview(pattern, '/');
     let d = match e {
         fancy_regex::Error::RuntimeError(fancy_regex::RuntimeError::BacktrackLimitExceeded) => {
             Diagnostic::error(format!(

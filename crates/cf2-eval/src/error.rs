@@ -11,6 +11,10 @@ pub enum ErrorKind {
     /// An undefined element of a list reached the output; the indices lead from the
     /// resource's list to the element, so the message can point at the element's source.
     UndefinedElement(Vec<usize>),
+    /// A secret was to be given to a custom function: the compile fails whatever the
+    /// function does with the error (a function that caught it would go on knowing which
+    /// value is a secret).
+    SecretRefused,
     Other,
 }
 

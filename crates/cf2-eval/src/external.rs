@@ -18,7 +18,7 @@
 //! function, then a registered native function, then the providers in the order they were
 //! added. A standard name can never be taken by an external function.
 
-use crate::error::{EvalError, R};
+use crate::error::{ErrorKind, EvalError, R};
 use crate::eval::{deep, Evaluator};
 use crate::expr::too_deep;
 use crate::model::*;
@@ -542,14 +542,29 @@ struct Cx<'e, 'a> {
     /// The evaluator error behind the last failed look-up or evaluation: reported as is if
     /// the function then fails with its message.
     pending: Option<EvalError>,
+    /// The first secret the function asked for and was refused: the call fails with it
+    /// even if the function caught the error and went on.
+    refused: Option<EvalError>,
 }
 
 impl Cx<'_, '_> {
     fn fail(&mut self, e: EvalError) -> String {
         let msg = e.diag.message.clone();
+        if e.kind == ErrorKind::SecretRefused && self.refused.is_none() {
+            self.refused = Some(e.clone());
+        }
         self.pending = Some(e);
         msg
     }
+}
+
+/// The error of a secret that was to be given to a custom function.
+fn secret_refused(message: String, at: Span) -> EvalError {
+    let mut e = EvalError::new(Diagnostic::error(message).at(at).note(
+        "secrets never leave the evaluator: custom functions run outside it (docs/functions.md)",
+    ));
+    e.kind = ErrorKind::SecretRefused;
+    e
 }
 
 impl CallContext for Cx<'_, '_> {
@@ -754,9 +769,13 @@ impl<'a> Evaluator<'a> {
             params,
             evaluated: HashMap::new(),
             pending: None,
+            refused: None,
         };
         let result = unpanicked(|| f.call(&mut cx, args));
         let pending = cx.pending.take();
+        if let Some(e) = cx.refused.take() {
+            return Err(e);
+        }
         match result {
             Ok(Some(v)) => self.import(v, call.span, file, &name),
             Ok(None) => Ok(Val::Undef),
@@ -827,9 +846,13 @@ impl<'a> Evaluator<'a> {
             params: Vec::new(),
             evaluated: HashMap::new(),
             pending: None,
+            refused: None,
         };
         let result = unpanicked(|| f.mutate(&mut cx, top, lower));
         let pending = cx.pending.take();
+        if let Some(e) = cx.refused.take() {
+            return Err(with_resource(e));
+        }
         let symbol = format!("~({name})>");
         match result {
             Ok(Some(v)) => self.import(v, at, file, &symbol).map_err(with_resource),
@@ -954,13 +977,12 @@ impl<'a> Evaluator<'a> {
                     ))
                 }
                 Val::Secret(secret) => {
-                    return Err(EvalError::new(
-                        Diagnostic::error(format!(
+                    return Err(secret_refused(
+                        format!(
                             "a secret value (from {}) cannot be given to a custom function",
                             secret.origin
-                        ))
-                        .at(at)
-                        .note("secrets never leave the evaluator: custom functions run outside it (docs/functions.md)"),
+                        ),
+                        at,
                     ))
                 }
                 Val::Lit(s) => Value::Literal(s.to_string()),
@@ -987,13 +1009,9 @@ impl<'a> Evaluator<'a> {
                 // would say so (security.md §6).
                 Val::Block(b) if self.picked_origin(b).is_some() => {
                     let origin = self.picked_origin(b).unwrap_or_default();
-                    return Err(EvalError::new(
-                        Diagnostic::error(format!(
-                            "a block selected by a secret (from {origin}) cannot be given to a custom function"
-                        ))
-                        .at(at)
-                        .note("secrets never leave the evaluator: custom functions run outside it (docs/functions.md)"),
-                    ));
+                    return Err(secret_refused(format!(
+                        "a block selected by a secret (from {origin}) cannot be given to a custom function"
+                    ), at));
                 }
                 Val::Block(b) => {
                     let mut out = Block::default();

@@ -380,10 +380,14 @@ pub fn refusal(
     };
     // Inside what a secret selector picked, the path and the reason would say which.
     let d = match &located.picked {
-        Some(shown) => cf2::Diagnostic::error(format!(
+        Some(shown) if located.by_selector => cf2::Diagnostic::error(format!(
             "the output cannot be written: it cannot hold a value in what {shown} selected"
         ))
         .note("the details are not shown, because the selector is a secret"),
+        Some(shown) => cf2::Diagnostic::error(format!(
+            "the output cannot be written: it cannot hold {shown} there"
+        ))
+        .note("the details are not shown, because the value is a secret"),
         None => d,
     };
     let d = d.at(located.site);

@@ -396,9 +396,13 @@ pub struct Located {
     pub resource: Option<String>,
     /// Where that resource's value is decided, or the start of the main file.
     pub site: Span,
-    /// The path leads into what a secret selector picked, shown as this redaction: a
-    /// message about the value must not name the path below `resource` or the value.
+    /// The path leads into what a secret selector picked, or into a secret value (or a
+    /// list holding one), shown as this redaction: a message about the value must not name
+    /// the path below `resource` or the value.
     pub picked: Option<String>,
+    /// Whether a secret selector picked a block the path leads into (otherwise `picked`
+    /// is a secret value, which a selector may have picked as well).
+    pub by_selector: bool,
 }
 
 /// Where the value at `path` comes from (see [`Located`]). `None` when the compile fails.
@@ -412,22 +416,24 @@ pub fn locate(
 ) -> Option<Located> {
     let mut found = None;
     let _ = evaluate_with(host, loader, main, opts, |ev, top| {
-        let (slot, picked) = if path.is_empty() {
-            (None, None)
+        let (slot, picked, by_selector) = if path.is_empty() {
+            (None, None, false)
         } else {
             let walked = walk_path(ev, top, path)?;
-            (walked.slot, walked.picked)
+            (walked.slot, walked.picked, walked.by_selector)
         };
         found = match slot {
             Some(s) => Some(Located {
                 resource: Some(ev.slot_path(s)),
                 site: ev.top_site(s),
                 picked,
+                by_selector,
             }),
             None => ev.main_file.map(|f| Located {
                 resource: None,
                 site: Span::new(f, 0, 0),
                 picked,
+                by_selector,
             }),
         };
         Ok(())
@@ -441,8 +447,11 @@ struct Walked {
     value: Val,
     slot: Option<model::SlotId>,
     at_slot: bool,
-    /// The path entered what a secret selector picked (the redaction to show).
+    /// The path entered what a secret selector picked, or a secret value (the redaction
+    /// to show).
     picked: Option<String>,
+    /// A secret selector picked a block on the path.
+    by_selector: bool,
 }
 
 /// Follows `path` (not empty) from the top block, forcing each resource on the way.
@@ -460,13 +469,18 @@ fn walk_path(
     // out:X.V`): the secret's origin and how it is shown. From there on, no resource's
     // name or place, no message's details and no trace entry may say which it picked.
     let mut in_secret: Option<(Rc<str>, String)> = None;
+    let mut by_selector = false;
     // Where the warnings stood on entering it: what came before, on the way there, is not
     // hidden.
     let mut warned = 0;
     for step in path.split('.') {
         if in_secret.is_none() {
             let picked = match &cur {
-                Val::Block(b) => ev.picked_origin(b),
+                Val::Block(b) => {
+                    let origin = ev.picked_origin(b);
+                    by_selector = origin.is_some();
+                    origin
+                }
                 other => crate::secret::secret_origin([other]),
             };
             in_secret = picked.map(|o| {
@@ -495,7 +509,13 @@ fn walk_path(
                 let mut d = Diagnostic::error(format!(
                     "cannot output `{path}`: nothing can be selected there with {shown}"
                 ))
-                .note("the details are not shown, because a secret selector picked what the path leads into");
+                .note(if by_selector {
+                    "the details are not shown, because a secret selector picked what the path leads into"
+                } else {
+                    // A selector may have picked the value too: its kind, or a list's
+                    // length, may differ between what it could pick.
+                    "the details are not shown, because the path leads into a secret value"
+                });
                 if let Some(slot) = walked_slot {
                     d = d
                         .at(ev.slot_site(slot))
@@ -562,6 +582,15 @@ fn walk_path(
         }
         walked.push_str(step);
     }
+    // A path that ends at a secret value: a selector may have picked it, and a message
+    // about it (a format's refusal) must not tell its kind.
+    if in_secret.is_none() {
+        if let Some(origin) = crate::secret::secret_origin([&cur]) {
+            let shown = crate::val::redacted(&origin, true);
+            in_secret = Some((origin, shown));
+            warned = ev.warnings.len();
+        }
+    }
     if let Some((origin, shown)) = &in_secret {
         let outside = walked_slot.map_or(at, |s| ev.slot_site(s));
         ev.hide_what_a_secret_selected(warned, shown, outside);
@@ -573,5 +602,6 @@ fn walk_path(
         slot: walked_slot,
         at_slot,
         picked: in_secret.map(|(_, shown)| shown),
+        by_selector,
     })
 }

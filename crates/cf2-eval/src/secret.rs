@@ -30,9 +30,17 @@ use std::rc::Rc;
 pub(crate) struct Taint {
     /// Where the first of them came from (what the computed value is shown as).
     pub origin: Rc<str>,
-    /// Their texts, for scrubbing messages, each with whether it was computed from
-    /// another secret (`"refusing ${pw}"`).
-    pub texts: Vec<(String, bool)>,
+    /// Their texts, for scrubbing messages.
+    pub texts: Vec<Opened>,
+}
+
+/// The text of a secret that was opened, whether it was computed from another secret
+/// (`"refusing ${pw}"`), and where it came from (what a message shows instead of it).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Opened {
+    pub text: String,
+    pub derived: bool,
+    pub origin: Rc<str>,
 }
 
 impl Taint {
@@ -107,18 +115,25 @@ const MIN_SCRUB_REPEATED: usize = 8;
 /// withheld.
 const FRAGMENT: usize = 12;
 
-/// Stands for a replaced secret until every secret is replaced, so that one secret's
-/// redaction is never searched for another (an entry title equal to a user name).
-const PLACEHOLDER: char = '\u{F8FF}';
+/// Stands for the `i`th replaced secret until every secret is replaced, so that one
+/// secret's redaction is never searched for another (an entry title equal to a user
+/// name): a character of the supplementary private use area, which no message holds.
+fn placeholder(i: usize) -> char {
+    u32::try_from(i)
+        .ok()
+        .filter(|i| *i < 0xFFFE)
+        .and_then(|i| char::from_u32(0xF0000 + i))
+        .unwrap_or('\u{FFFFD}')
+}
 
 /// Removes the texts of `taint` from a diagnostic made while they were open.
 pub(crate) fn scrub(d: &mut Diagnostic, taint: &Taint) {
     // A value computed from the secret (a comparison's boolean) is shown as computed.
-    let derived = !taint.texts.is_empty() && taint.texts.iter().all(|(_, d)| *d);
+    let derived = !taint.texts.is_empty() && taint.texts.iter().all(|t| t.derived);
     let shown = redacted(&taint.origin, derived);
     let mut withheld = false;
     let mut clean = |s: &mut String| {
-        let (text, hide) = scrubbed(s, &taint.texts, &shown);
+        let (text, hide) = scrubbed(s, &taint.texts);
         *s = text;
         withheld |= hide;
     };
@@ -145,17 +160,22 @@ pub(crate) fn scrub(d: &mut Diagnostic, taint: &Taint) {
     }
 }
 
-/// `s` with the secret `texts` replaced by `shown`, and whether it must be withheld.
-/// The redactions already in `s` (`‹...›`) are left alone: they name where a secret came
-/// from, which is not secret, and may hold its text as an entry's name.
-fn scrubbed(s: &str, texts: &[(String, bool)], shown: &str) -> (String, bool) {
+/// `s` with each of the secret `texts` replaced by its redaction, and whether it must be
+/// withheld. The redactions already in `s` (`‹...›`) are left alone: they name where a
+/// secret came from, which is not secret, and may hold its text as an entry's name.
+fn scrubbed(s: &str, texts: &[Opened]) -> (String, bool) {
     let mut out = String::with_capacity(s.len());
     let mut withheld = false;
     let mut rest = s;
     loop {
         let (plain, label) = rest.split_once('‹').unwrap_or((rest, ""));
         let (cleaned, hide) = scrubbed_plain(plain, texts);
-        out.push_str(&cleaned.replace(PLACEHOLDER, shown));
+        for c in cleaned.chars() {
+            match texts.iter().enumerate().find(|(i, _)| placeholder(*i) == c) {
+                Some((_, t)) => out.push_str(&redacted(&t.origin, t.derived)),
+                None => out.push(c),
+            }
+        }
         withheld |= hide;
         if plain.len() == rest.len() {
             return (out, withheld);
@@ -170,17 +190,27 @@ fn scrubbed(s: &str, texts: &[(String, bool)], shown: &str) -> (String, bool) {
     }
 }
 
-fn scrubbed_plain(s: &str, texts: &[(String, bool)]) -> (String, bool) {
+fn scrubbed_plain(s: &str, texts: &[Opened]) -> (String, bool) {
     let mut s = s.to_string();
     let mut withheld = false;
     // Secrets as they came first, so that a text computed from one keeps what was not
     // secret in it (`refusing ‹secret›`); longest first, so that a secret holding another
     // is replaced whole.
-    let mut texts: Vec<&(String, bool)> = texts.iter().filter(|(t, _)| !t.is_empty()).collect();
-    texts.sort_by_key(|(t, derived)| (*derived, std::cmp::Reverse(t.len())));
+    let mut texts: Vec<(usize, &Opened)> = texts
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.text.is_empty())
+        .collect();
+    texts.sort_by_key(|(_, t)| (t.derived, std::cmp::Reverse(t.text.len())));
 
-    let placeholder = PLACEHOLDER.to_string();
-    for (t, derived) in texts {
+    for (
+        i,
+        Opened {
+            text: t, derived, ..
+        },
+    ) in texts
+    {
+        let placeholder = placeholder(i).to_string();
         // As values are shown in messages: quoted, with line ends and other control
         // characters escaped, and shortened (`'-----BEGIN…'`).
         let mut quoted = false;
@@ -271,7 +301,11 @@ impl<'a> Evaluator<'a> {
         if self.taint_depth == 0 {
             return;
         }
-        let text = (scalar_text(&s.value).unwrap_or_default(), s.derived);
+        let text = Opened {
+            text: scalar_text(&s.value).unwrap_or_default(),
+            derived: s.derived,
+            origin: s.origin.clone(),
+        };
         match &mut self.taint {
             Some(t) => {
                 if !t.texts.contains(&text) {

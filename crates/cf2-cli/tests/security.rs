@@ -202,6 +202,11 @@ fn signed_imports_through_the_command_line() {
     let alice = ring.generate("Alice", "alice@org", None);
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("f.cf2"), ring.clearsign(&alice, "A => 1\n")).unwrap();
+    fs::write(
+        dir.path().join("signed.cf2"),
+        ring.clearsign(&alice, "B => 1\n"),
+    )
+    .unwrap();
     fs::write(dir.path().join("main.cf2"), "X => import(f, 'alice@org')\n").unwrap();
     let h = home(&ring);
     let o = cf2(
@@ -255,6 +260,17 @@ fn signed_imports_through_the_command_line() {
     exit(&o, 1);
     assert!(
         err(&o).contains(&format!("which is not in the keyring in `{oh}`")),
+        "{}",
+        err(&o)
+    );
+    // A signed main file whose key the keyring does not know: placed at its first line, as
+    // every diagnostic has a place.
+    let o = cf2(dir.path(), &["signed.cf2", "--gpghome", &oh], &[]);
+    exit(&o, 1);
+    assert!(
+        err(&o).contains(
+            "signed.cf2:1:1: error: cannot compile `signed.cf2`: it is signed with the key"
+        ),
         "{}",
         err(&o)
     );

@@ -426,12 +426,19 @@ fn build(
         Ok(s) => Arc::from(s),
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
+            // Editors that write UTF-16 (Windows Notepad) begin with its byte-order mark.
+            let hint = match e.as_bytes() {
+                [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => {
+                    "the file is UTF-16 (it begins with UTF-16's byte-order mark): save it as UTF-8; CF2 sources must be UTF-8 text"
+                }
+                _ => "CF2 sources must be UTF-8 text: save the file as UTF-8 (`iconv -f latin1 -t utf-8` converts Latin-1)",
+            };
             let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
             errors.push(
                 Diagnostic::error(format!("`{display}` is not valid UTF-8 (byte {at})"))
                     .at(Span::new(id, at, at + 1))
                     .with_label("this byte")
-                    .hint("CF2 sources must be UTF-8 text"),
+                    .hint(hint),
             );
             Arc::from(lossy)
         }

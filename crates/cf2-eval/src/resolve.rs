@@ -72,10 +72,33 @@ const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
 /// whose first line is that line after a byte order mark, or the armour line of a signed
 /// message that is not clearsigned, is meant to be signed too: the verifier says what is
 /// wrong with it, rather than "it has no signature".
+/// Whether `data` looks like what `gpg --sign` (or `--detach-sign`, `--encrypt`) writes
+/// without `--armor`: a binary OpenPGP message. It starts with the tag of a packet that
+/// begins messages, and a control character follows within a few bytes (a compression
+/// algorithm, a version, a length). Text in another encoding than UTF-8 (Latin-1 `État`,
+/// UTF-16 with its byte-order mark) is none: it is told it is not UTF-8.
+fn is_binary_openpgp(data: &[u8]) -> bool {
+    let Some(&first) = data.first() else {
+        return false;
+    };
+    // Public-key or symmetric session key, signature, one-pass signature, compressed data,
+    // literal data, encrypted data with integrity protection.
+    const MESSAGE_START: [u8; 8] = [1, 2, 3, 4, 8, 11, 18, 20];
+    let tag = match first {
+        // New format: 11TTTTTT.
+        0xC0..=0xFF => first & 0x3F,
+        // Old format: 10TTTTLL.
+        0x80..=0xBF => (first >> 2) & 0x0F,
+        _ => return false,
+    };
+    let control = |b: &u8| matches!(b, 0x00..=0x08 | 0x0E..=0x1F);
+    MESSAGE_START.contains(&tag)
+        && data.iter().skip(1).take(16).any(control)
+        && std::str::from_utf8(data).is_err()
+}
+
 pub fn is_clearsigned(data: &[u8]) -> bool {
-    // `gpg --sign` without `--armor` writes a binary OpenPGP message: it starts with a
-    // packet tag (high bit set) and is not UTF-8.
-    if data.first().is_some_and(|b| *b >= 0x80) && std::str::from_utf8(data).is_err() {
+    if is_binary_openpgp(data) {
         return true;
     }
     data.split(|b| *b == b'\n').enumerate().any(|(i, line)| {
@@ -165,7 +188,7 @@ impl<'a> Evaluator<'a> {
                 .loader
                 .resolved_import(&name, dir, self.project_dir_ref());
             if let Some(f) = found.and_then(|id| self.file(id)) {
-                self.check_signature(&f.path, &f.source.name, Some(imp.span), None)?;
+                self.check_signature(f.id, &f.path, &f.source.name, Some(imp.span), None)?;
                 self.file_errors(f.id, Some(imp.span))?;
                 return Ok(Some(Imported::File(f.id)));
             }
@@ -360,7 +383,7 @@ impl<'a> Evaluator<'a> {
                 }
             }
         };
-        self.check_signature(&canonical, &display, at, signers)?;
+        self.check_signature(id, &canonical, &display, at, signers)?;
         self.file_errors(id, at)?;
         Ok(id)
     }
@@ -368,6 +391,7 @@ impl<'a> Evaluator<'a> {
     /// The signature rules (docs/security.md §"Signed imports").
     fn check_signature(
         &self,
+        id: FileId,
         path: &Path,
         display: &str,
         at: Option<Span>,
@@ -375,11 +399,15 @@ impl<'a> Evaluator<'a> {
     ) -> R<()> {
         let sig = self.loader.signature(path);
         let err = |message: String, label: &str| {
-            let mut d = Diagnostic::error(message);
-            if let Some(s) = signers.map(|(_, s)| s).or(at) {
-                d = d.at(s).with_label(label);
+            let d = Diagnostic::error(message);
+            match signers.map(|(_, s)| s).or(at) {
+                Some(s) => d.at(s).with_label(label),
+                // The main file: shown at its first line, where its armour was (its signed
+                // content keeps the line, empty), so the message has FILE:LINE:COL too.
+                None => d
+                    .at(Span::new(id, 0, 0))
+                    .with_label("the signature of this file is checked"),
             }
-            d
         };
         match (sig, signers) {
             (None, None) => Ok(()),

@@ -424,22 +424,17 @@ impl<'a> Evaluator<'a> {
                 }
             }
             Val::List(l) => {
-                let index = match key {
-                    Val::Num(cf2_value::Number::Int(i)) => Some(*i),
-                    // A computed whole number (`$Half * 2` is 3.0) selects as Perl's
-                    // `$l[3.0]` does; a decimal written as the selector (`$L.1.0`) stays an
-                    // error, since it is most likely two selections (hint below).
-                    Val::Num(cf2_value::Number::Float(f))
-                        if f.fract() == 0.0
-                            && f.abs() < 9.0e15
-                            && self.decimal_selector(key_at).is_none() =>
-                    {
-                        Some(*f as i64)
-                    }
-                    Val::Lit(s) | Val::Str(s) => match cf2_value::Number::parse_text(s) {
-                        Some(cf2_value::Number::Int(i)) => Some(i),
-                        _ => None,
-                    },
+                let number = match key {
+                    Val::Num(n) => Some(*n),
+                    Val::Lit(s) | Val::Str(s) => cf2_value::Number::parse_text(s),
+                    _ => None,
+                };
+                // A whole number, computed (`$Half * 2` is 3.0) or spelled (`'1.0'`), selects
+                // as Perl's `$l[3.0]` does; a decimal written as the selector (`$L.1.0`) stays
+                // an error, since it is most likely two selections (hint below).
+                let index = match number {
+                    Some(cf2_value::Number::Int(i)) => Some(i),
+                    Some(n) if self.decimal_selector(key_at).is_none() => n.as_whole(),
                     _ => None,
                 };
                 let Some(i) = index else {

@@ -118,11 +118,33 @@ impl<'a> Evaluator<'a> {
                         s.chars().flat_map(char::to_lowercase).collect()
                     }
                 };
-                match v {
-                    Val::Lit(s) => Ok(Val::Lit(change(&s).into())),
-                    Val::Str(s) => Ok(Val::Str(change(&s).into())),
-                    other => Err(arg_error(call, arg, "text", &other)),
+                let text = match &v {
+                    Val::Lit(s) | Val::Str(s) => s,
+                    other => return Err(arg_error(call, arg, "text", other)),
+                };
+                // A character's case mapping is at most three times as long in UTF-8 (`ΐ`
+                // upper-cased): only text that could pass the limit is measured first.
+                if text.len().saturating_mul(3) > crate::ops::MAX_TEXT_BYTES {
+                    let len = text.chars().fold(0usize, |n, c| {
+                        let mapped: usize = if up {
+                            c.to_uppercase().map(char::len_utf8).sum()
+                        } else {
+                            c.to_lowercase().map(char::len_utf8).sum()
+                        };
+                        n.saturating_add(mapped)
+                    });
+                    if len > crate::ops::MAX_TEXT_BYTES {
+                        return Err(crate::ops::text_too_long(
+                            len,
+                            call.span,
+                            &format!("`{name}`"),
+                        ));
+                    }
                 }
+                Ok(match v {
+                    Val::Str(s) => Val::Str(change(&s).into()),
+                    _ => Val::Lit(change(text).into()),
+                })
             }
             "fail" => {
                 let (arg, v) = self.one_arg(call, sc)?;
@@ -382,13 +404,14 @@ impl<'a> Evaluator<'a> {
                 .hint("read captures in the branch taken when the regex matches"),
             ));
         }
+        // A whole number is a group number, also as a float (`2.0`) or as text that spells
+        // one, as everywhere else (`' 2'` is 2, `'+1'` is not a number); any other text
+        // names a group.
+        let whole = |n: Number| n.as_whole().and_then(|i| usize::try_from(i).ok());
         let index = match v {
-            Val::Num(Number::Int(i)) => usize::try_from(*i).ok(),
-            // Text that spells a number is that number, as everywhere else (`' 2'` is 2,
-            // `'+1'` is not a number); any other text names a group.
+            Val::Num(n) => whole(*n),
             Val::Lit(s) | Val::Str(s) => match numeric(v) {
-                Some(Number::Int(i)) => usize::try_from(i).ok(),
-                Some(Number::Float(_)) => None,
+                Some(n) => whole(n),
                 None => caps.names.iter().find(|(n, _)| **n == **s).map(|(_, i)| *i),
             },
             _ => None,

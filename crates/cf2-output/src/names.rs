@@ -16,11 +16,11 @@ pub(crate) fn is_resource_name(s: &str) -> bool {
 }
 
 /// True if the literal `s` can be written without quotes. Text with a character above
-/// U+FFFF is quoted: cf2 reads it bare, but Appendix A's `Literal` stops at U+FFFF, and
-/// quoted it reads back in any compiler that follows the grammar.
+/// U+FFFF or a `_` is quoted: cf2 reads it bare, but Appendix A's `Literal` has neither,
+/// and quoted it reads back in any compiler that follows the grammar.
 pub(crate) fn is_bare_literal(s: &str) -> bool {
     (cf2_syntax::lexer::is_bare_literal(s) || plain_word(s, true))
-        && s.chars().all(|c| c <= '\u{FFFF}')
+        && s.chars().all(|c| c <= '\u{FFFF}' && c != '_')
 }
 
 fn is_word_start(c: char) -> bool {

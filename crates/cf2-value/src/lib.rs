@@ -88,15 +88,7 @@ impl Value {
     /// An integer: a number with no fractional part that fits (`3` and `3.0`, not `3.5`).
     /// Text is not read as a number here; [`from_value`] does that.
     pub fn as_i64(&self) -> Option<i64> {
-        match self.as_number()? {
-            Number::Int(i) => Some(i),
-            Number::Float(f) => {
-                // -2^63 <= f < 2^63 and integral: the conversion is exact.
-                let in_range =
-                    (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f);
-                (in_range && f.fract() == 0.0).then_some(f as i64)
-            }
-        }
+        self.as_number()?.as_whole()
     }
 
     /// A number as a float (an integer above 2^53 is rounded).

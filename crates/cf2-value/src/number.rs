@@ -39,6 +39,21 @@ fn int_float_cmp(i: i64, f: f64) -> Option<Ordering> {
 }
 
 impl Number {
+    /// The integer this number is, if it has no fractional part and fits (`3` and `3.0`,
+    /// not `3.5`): a whole float counts as its integer wherever one is asked for, as in
+    /// Perl (`$l[3.0]`).
+    pub fn as_whole(self) -> Option<i64> {
+        match self {
+            Number::Int(i) => Some(i),
+            Number::Float(f) => {
+                // -2^63 <= f < 2^63 and integral: the conversion is exact.
+                let in_range =
+                    (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f);
+                (in_range && f.fract() == 0.0).then_some(f as i64)
+            }
+        }
+    }
+
     pub fn as_f64(self) -> f64 {
         match self {
             Number::Int(i) => i as f64,

@@ -48,8 +48,8 @@ enum Command {
     ///
     /// With one FILE, the configuration goes to standard output in cf2 format, or to the
     /// outputs given with -o. With --out-dir, every FILE is compiled (in parallel) into
-    /// DIR/NAME.FORMAT (NAME: FILE's name without its extension; FORMAT as given, so
-    /// `--format yml` writes NAME.yml). No output may replace a file the compile reads.
+    /// DIR/NAME.FORMAT (NAME: FILE's name without its extension; FORMAT as given, in lower
+    /// case, so `--format yml` writes NAME.yml and `--format YAML` NAME.yaml). No output may replace a file the compile reads.
     Compile(CompileArgs),
 }
 
@@ -358,17 +358,7 @@ fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
             // A directory given on the command line is meant to be there: a typo
             // (`-F fucntions`) would otherwise surface as "unknown function" at an
             // innocent call.
-            if !dir.is_dir() {
-                let what = if dir.exists() {
-                    "is not a directory"
-                } else {
-                    "does not exist"
-                };
-                return Err(format!(
-                    "-F `{path}`: the function directory `{}` {what}",
-                    dir.display()
-                ));
-            }
+            given_dir(&format!("-F `{path}`: the function directory"), &dir)?;
             function_dirs.push(dir);
         }
     }
@@ -382,18 +372,39 @@ fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
             cf2_lua::LuaFunctions::new(function_dirs).then_from_env("CF2_FUNCTION_PATH", env_dirs),
         ));
     }
+    // Directories named on the command line are meant to be there: a typo would otherwise
+    // surface later as a missing import, far from its cause. (CF2PROJECTS, like PATH, may
+    // name directories that are not there; so may --allow-dir, see `compile`.)
+    if let Some(dir) = &args.project_dir {
+        given_dir("--project-dir: the directory", dir)?;
+    }
     let env = std::env::var("CF2PROJECTS").unwrap_or_default();
-    for spec in env
-        .split(':')
-        .filter(|s| !s.is_empty())
-        .chain(args.projects.iter().map(String::as_str))
-    {
+    let env_specs = env.split(':').filter(|s| !s.is_empty()).map(|s| (s, false));
+    let given_specs = args.projects.iter().map(|s| (s.as_str(), true));
+    for (spec, given) in env_specs.chain(given_specs) {
         let Some((name, dir)) = spec.split_once('=') else {
             return Err(format!("a project is given as NAME=DIR, not `{spec}`"));
         };
-        opts.projects.push((name.to_string(), PathBuf::from(dir)));
+        let dir = PathBuf::from(dir);
+        if given {
+            given_dir(&format!("--project `{spec}`: the directory"), &dir)?;
+        }
+        opts.projects.push((name.to_string(), dir));
     }
     Ok(opts)
+}
+
+/// An error unless `dir`, given on the command line as `what` says, is a directory.
+fn given_dir(what: &str, dir: &std::path::Path) -> Result<(), String> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let problem = if dir.exists() {
+        "is not a directory"
+    } else {
+        "does not exist"
+    };
+    Err(format!("{what} `{}` {problem}", dir.display()))
 }
 
 /// The options given that only matter with `-S`, when it is not given.
@@ -447,6 +458,14 @@ fn compile(args: CompileArgs) -> ExitCode {
         Ok(o) => o,
         Err(e) => return usage_error(&e),
     };
+    // Not an error: a script may allow the same directories on every machine, and one
+    // that is missing allows nothing more; but a typo would show only as a refused import.
+    for dir in args.allow_dirs.iter().filter(|d| !d.is_dir()) {
+        sayln!(
+            "cf2: warning: --allow-dir `{}` is not a directory: no file is allowed through it",
+            dir.display()
+        );
+    }
     for option in signing_options_without_sign(&args) {
         // Not an error: the reference lists these among the options that configure gpg, so
         // a script may pass them to every compile; but one that meant to sign is told.

@@ -451,6 +451,38 @@ fn missing_function_directory_is_a_usage_error() {
     );
 }
 
+/// Directories named by --project-dir and --project are meant to be there: a typo is
+/// told at once, not as a missing import later. A missing --allow-dir is only warned
+/// about (it allows nothing more).
+#[test]
+fn missing_option_directories_are_usage_errors() {
+    let dir = project("X => 1\n");
+    let o = cf2(dir.path(), &["compile", "main.cf2", "--allow-dir", "sites"]);
+    assert_exit(&o, 0);
+    assert!(
+        stderr(&o).contains(
+            "cf2: warning: --allow-dir `sites` is not a directory: no file is allowed through it"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    for (args, message) in [
+        (
+            &["--project-dir", "main.cf2"][..],
+            "cf2: --project-dir: the directory `main.cf2` is not a directory",
+        ),
+        (
+            &["--project", "lib=libs"][..],
+            "cf2: --project `lib=libs`: the directory `libs` does not exist",
+        ),
+    ] {
+        let mut all = vec!["compile", "main.cf2"];
+        all.extend_from_slice(args);
+        let o = cf2(dir.path(), &all);
+        assert_usage_error(dir.path(), &o, message);
+    }
+}
+
 /// D32: `-o web.json:` is a path forgotten; the whole configuration is `-o web.json`.
 #[test]
 fn empty_path_after_colon_is_a_usage_error() {

@@ -682,12 +682,30 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
+        // Only the words of `present` that hold a definition can meet a row, and its last
+        // and first such words are looked at first: in a long chain (a statement of 20,000
+        // mutations, or as many files each importing the next) the set left is a run of the
+        // keys, which a row that meets it meets at one of its ends, so the fold stays
+        // quadratic rather than cubic.
+        let first = present.iter().position(|w| *w != 0).unwrap_or(0);
+        let last = present
+            .iter()
+            .rposition(|w| *w != 0)
+            .unwrap_or(0)
+            .max(first);
+        let meets = |above: &[u64]| {
+            let word = |w: usize| match (above.get(w), present.get(w)) {
+                (Some(a), Some(p)) => a & p != 0,
+                _ => false,
+            };
+            word(last) || word(first) || (first + 1..last).any(word)
+        };
         let mut tops = Defs::new();
         let mut rest = Defs::new();
         for &d in set {
             let is_top = ranking.key(d).is_some_and(|i| {
                 let above = ranking.above(i);
-                !above.is_empty() && above.iter().zip(&present).all(|(a, p)| a & p == 0)
+                !above.is_empty() && !meets(above)
             });
             if is_top {
                 tops.push(d);
@@ -1168,8 +1186,10 @@ impl<'a> Evaluator<'a> {
                     out.used(&tops);
                     // What the fold below used, overrode or skipped is this value's too.
                     let mut below_outcome = out.below();
-                    let below =
-                        deep(|| self.fold_ranked(s, rest.clone(), ranking, &mut below_outcome))?;
+                    // Handed down, not copied, and this level's set let go: a chain of n
+                    // mutations would otherwise hold n sets of up to n definitions.
+                    drop(set);
+                    let below = deep(|| self.fold_ranked(s, rest, ranking, &mut below_outcome))?;
                     out.absorb_below(below_outcome);
                     // `~>` over nothing is `=>` (clarifications §5): several such tops must
                     // be equal as `=>`s must, unless they are all blocks, which merge alike.
@@ -1200,16 +1220,17 @@ impl<'a> Evaluator<'a> {
                     out.used(&tops);
                     out.rule(&name);
                     let mut below_outcome = out.below();
+                    let first_below = rest.first().copied();
+                    drop(set);
                     // A mutation function is given the whole value below.
-                    let below =
-                        deep(|| self.fold_ranked(s, rest.clone(), ranking, &mut below_outcome))?;
+                    let below = deep(|| self.fold_ranked(s, rest, ranking, &mut below_outcome))?;
                     out.absorb_below(below_outcome);
                     // The definition the value below came from, for errors about it.
                     // (A value a lower mutation computed has no single definition: the
                     // first of the lower ones stands for it.)
                     let below_def = match &below {
                         Folded::Plain(_, Some(d)) => Some(*d),
-                        _ => rest.first().copied(),
+                        _ => first_below,
                     };
                     let below = match below {
                         Folded::Undefined => None,

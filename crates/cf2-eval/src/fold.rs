@@ -141,6 +141,17 @@ impl Ranking {
     }
 }
 
+/// Which contexts of a statement reached along two paths make its definitions copies.
+#[derive(Clone, Copy)]
+enum Contexts {
+    /// Only outside macro calls and branches with captures: copies that stand for each
+    /// other before any value is compared (one side of copies left out).
+    Plain,
+    /// Also copies of one macro call or one branch with captures: for values compared
+    /// before they count as one (the tops a mutation function combines).
+    Copied,
+}
+
 /// The tops of a fold with their values.
 type TopValues = smallvec::SmallVec<[(DefId, Val); 4]>;
 
@@ -1356,7 +1367,11 @@ impl<'a> Evaluator<'a> {
         let copies: Defs = rest
             .iter()
             .copied()
-            .filter(|&r| values.iter().any(|(t, _)| self.same_statement(*t, r)))
+            .filter(|&r| {
+                values
+                    .iter()
+                    .any(|(t, _)| self.same_statement_where(*t, r, Contexts::Copied))
+            })
             .collect();
         for r in copies {
             let v = self.def_value(r)?;
@@ -1372,7 +1387,9 @@ impl<'a> Evaluator<'a> {
     /// reached along another path, giving an equal value).
     fn copy_of_one(&mut self, kept: &[(DefId, Val)], d: DefId, v: &Val) -> R<bool> {
         for (k, kv) in kept {
-            if self.same_statement(*k, d) && self.equal(kv, v, self.def(d).site)? {
+            if self.same_statement_where(*k, d, Contexts::Copied)
+                && self.equal(kv, v, self.def(d).site)?
+            {
                 return Ok(true);
             }
         }
@@ -1382,15 +1399,15 @@ impl<'a> Evaluator<'a> {
     /// Unordered tops that a mutation function combines, with each definition reached
     /// along several paths kept once: a file imported into two blocks that merge into one
     /// resource (`S ~> { import(c) }` in two files) is one source (clarifications §5), so
-    /// its `Y ~(sum)> 1` counts once. Copies are the same statement of the same file, not
-    /// in a macro call or a branch with captures (whose values depend on the call), that
-    /// give equal values.
+    /// its `Y ~(sum)> 1` counts once. Copies are the same statement of the same file, in
+    /// copies of one context (outside macro calls, or in the same call reached along both
+    /// paths, `Evaluator::same_context`), that give equal values.
     fn one_source_each(&mut self, tops: Defs, values: TopValues) -> R<(Defs, TopValues)> {
         let has_copies = values.iter().enumerate().any(|(i, (a, _))| {
             values
                 .iter()
                 .skip(i + 1)
-                .any(|(b, _)| self.same_statement(*a, *b))
+                .any(|(b, _)| self.same_statement_where(*a, *b, Contexts::Copied))
         });
         if !has_copies {
             return Ok((tops, values));
@@ -1609,6 +1626,66 @@ impl<'a> Evaluator<'a> {
     /// Two definitions made by one statement of one file reached along two paths, whose
     /// values cannot depend on the path's macro arguments or regex captures.
     fn same_statement(&self, a: DefId, b: DefId) -> bool {
+        self.same_statement_where(a, b, Contexts::Plain)
+    }
+
+    /// Whether two scopes are copies of one context: the same macro call (the same call
+    /// written in the same place, its arguments the same expressions in copies of one
+    /// context, followed up to 64 calls out) or both outside any call, with regex captures
+    /// in both or neither. A macro calling itself makes different contexts at each depth:
+    /// the call written in its body is the same, but its arguments are read in the scope of
+    /// the call one level out, which is not.
+    fn same_context(&self, a: ScopeId, b: ScopeId) -> bool {
+        let (mut a, mut b) = (a, b);
+        for _ in 0..64 {
+            if a == b {
+                return true;
+            }
+            let (sa, sb) = (self.scope(a), self.scope(b));
+            if sa.captures.is_some() != sb.captures.is_some() {
+                return false;
+            }
+            let (pa, pb) = match (&sa.params, &sb.params) {
+                (None, None) => return true,
+                (Some(pa), Some(pb)) => (pa, pb),
+                _ => return false,
+            };
+            let same_call = match (&sa.call, &sb.call) {
+                (Some(ca), Some(cb)) => ca.call == cb.call,
+                _ => false,
+            };
+            if !same_call || pa.len() != pb.len() {
+                return false;
+            }
+            // The arguments' scopes are one scope (a call's arguments are read where it is
+            // written), so following the first one out is following them all.
+            let mut outer = None;
+            for ((na, ta), (nb, tb)) in pa.iter().zip(pb.iter()) {
+                let (Some(ta), Some(tb)) = (
+                    self.thunks.get(ta.0 as usize),
+                    self.thunks.get(tb.0 as usize),
+                ) else {
+                    return false;
+                };
+                if na != nb || !std::ptr::eq(ta.expr, tb.expr) {
+                    return false;
+                }
+                match outer {
+                    None => outer = Some((ta.scope, tb.scope)),
+                    Some(pair) if pair == (ta.scope, tb.scope) => {}
+                    Some(_) => return false,
+                }
+            }
+            match outer {
+                Some((x, y)) => (a, b) = (x, y),
+                // A call without arguments: nothing of the call site reaches the body.
+                None => return true,
+            }
+        }
+        false
+    }
+
+    fn same_statement_where(&self, a: DefId, b: DefId, contexts: Contexts) -> bool {
         if a == b {
             return false;
         }
@@ -1630,7 +1707,11 @@ impl<'a> Evaluator<'a> {
         };
         match (&da.body, &db.body) {
             (Body::Expr(x, sa), Body::Expr(y, sb)) => {
-                std::ptr::eq(*x, *y) && plain(*sa) && plain(*sb)
+                std::ptr::eq(*x, *y)
+                    && match contexts {
+                        Contexts::Plain => plain(*sa) && plain(*sb),
+                        Contexts::Copied => self.same_context(*sa, *sb),
+                    }
             }
             // The value of one resource merged along two paths (`U ~> $D` in two aspects),
             // or of one statement's resource in two copies of a file (`S ~> import(c)`).
@@ -1653,7 +1734,7 @@ impl<'a> Evaluator<'a> {
                     match (&self.def(*p).body, &self.def(*q).body) {
                         (Body::ValueOf(a), Body::ValueOf(b)) => (x, y) = (*a, *b),
                         (Body::ValueOf(_), _) | (_, Body::ValueOf(_)) => return false,
-                        _ => return self.same_statement(*p, *q),
+                        _ => return self.same_statement_where(*p, *q, contexts),
                     }
                 }
                 false

@@ -36,7 +36,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 #[derive(Parser)]
-#[command(name = "cf2", version, about = "Compile CF2 configurations", long_about = None)]
+#[command(name = "cf2", version, about = "Compile CF2 configurations", long_about = None, args_override_self = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

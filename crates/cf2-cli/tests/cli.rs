@@ -451,6 +451,27 @@ fn missing_function_directory_is_a_usage_error() {
     );
 }
 
+/// A flag given twice (a script adding `-p` to a command that has it) is the flag once,
+/// not a usage error; repeatable options still accumulate.
+#[test]
+fn a_flag_given_twice_is_given_once() {
+    let dir = project("private X => 1\nY => 2\n");
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile", "main.cf2", "-p", "-p", "-o", "-.json", "-o", "y.json:Y",
+        ],
+    );
+    assert_exit(&o, 0);
+    assert!(stdout(&o).contains("\"X\": 1"), "{}", stdout(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("y.json"))
+            .unwrap()
+            .trim(),
+        "2"
+    );
+}
+
 /// Directories named by --project-dir and --project are meant to be there: a typo is
 /// told at once, not as a missing import later. A missing --allow-dir is only warned
 /// about (it allows nothing more).

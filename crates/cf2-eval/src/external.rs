@@ -1092,8 +1092,18 @@ impl<'a> Evaluator<'a> {
                     let b = self.new_block(place, BlockState::Built);
                     for (i, (name, x)) in members.into_iter().enumerate() {
                         if !cf2_syntax::lexer::is_identifier(&name) {
+                            // White space other than a plain space is named, as the lexer
+                            // names it in source (`a<U+00A0>b` would look like `a b`).
+                            let shown: String = name
+                                .chars()
+                                .map(|c| match c {
+                                    ' ' => " ".to_string(),
+                                    c if c.is_whitespace() => format!("<U+{:04X}>", c as u32),
+                                    c => c.to_string(),
+                                })
+                                .collect();
                             return Err(EvalError::new(Diagnostic::error(format!(
-                                "a block with the member name `{name}`, which is not a resource name"
+                                "a block with the member name `{shown}`, which is not a resource name"
                             ))
                             .hint("member names are identifiers: letters, digits and `_`, not starting with a digit")));
                         }

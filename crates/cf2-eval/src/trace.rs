@@ -72,6 +72,9 @@ pub struct Origin {
     /// For a member a `~>` merged by value (`U ~> $D`), the resource whose value it is
     /// (`D.v`): overridden here, it may well have been evaluated there.
     pub value_of: Option<String>,
+    /// For a definition a macro's body made, where the call is (`FILE:LINE:COL`): two
+    /// calls of one macro make definitions written at the same place.
+    pub call: Option<String>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -125,6 +128,22 @@ impl<'a> Evaluator<'a> {
         if marks.next().is_some() {
             push_hidden(&mut out);
         }
+        // A member merged by value from a block shown under the same path (`J ~> import(f)`:
+        // the import's `Z` is `J.Z` too) says again what that block's entry says.
+        let shown: Vec<(String, String)> = out
+            .iter()
+            .filter(|p| p.used.iter().all(|o| o.value_of.is_none()))
+            .map(|p| (p.path.clone(), p.value.clone()))
+            .collect();
+        out.retain(|p| {
+            let again = !p.used.is_empty()
+                && p.overridden.is_empty()
+                && p.undefined.is_empty()
+                && p.used
+                    .iter()
+                    .all(|o| o.value_of.as_deref() == Some(p.path.as_str()));
+            !(again && shown.contains(&(p.path.clone(), p.value.clone())))
+        });
         // An overridden definition evaluated for a literal's own member is not "never
         // evaluated": say where it was.
         let read: Vec<cf2_syntax::Span> = out
@@ -189,13 +208,20 @@ impl<'a> Evaluator<'a> {
             location: self.loader.location(def.site),
             span: def.site,
             op: match &value_of {
-                Some(path) if shown != d => format!("value of `{path}`:"),
-                Some(_) => "value of".to_string(),
+                Some(path) => format!("value of `{path}`:"),
                 None => def.op.symbol(),
             },
             text: format!("{}{more}", short.trim()),
             read_before_merge: false,
             value_of,
+            call: match def.body {
+                Body::Expr(_, sc) | Body::Implicit { scope: sc, .. } => self
+                    .scope(sc)
+                    .call
+                    .as_ref()
+                    .map(|c| self.loader.location(c.call)),
+                _ => None,
+            },
         }
     }
 
@@ -208,7 +234,14 @@ impl<'a> Evaluator<'a> {
             let Body::ValueOf(slot) = self.def(d).body else {
                 return Some(d);
             };
-            d = *self.slot(slot).outcome.as_ref()?.used.first()?;
+            d = match self.slot(slot).outcome.as_ref() {
+                Some(o) => *o.used.first()?,
+                // Not evaluated (overridden where it was merged): its one definition.
+                None => match self.slot(slot).defs.as_slice() {
+                    [only] => *only,
+                    _ => return None,
+                },
+            };
         }
         None
     }
@@ -222,7 +255,19 @@ pub fn render_trace(p: &Provenance) -> String {
         ""
     };
     let mut entry = format!("eval: {} = {}  [{}{when}]", p.path, p.value, p.rule);
-    let line = |o: &Origin| format!("{}  {}  `{}`", o.location, o.op, o.text);
+    // A value merged from a block shown under this same path (`J ~> import(f)`) is not
+    // "the value of" the entry itself: it is what was merged.
+    let line = |o: &Origin| {
+        let op = match &o.value_of {
+            Some(path) if *path == p.path => "merged value",
+            _ => o.op.as_str(),
+        };
+        let call = match &o.call {
+            Some(at) => format!("  (in the call at {at})"),
+            None => String::new(),
+        };
+        format!("{}  {}  `{}`{call}", o.location, op, o.text)
+    };
     for o in &p.used {
         entry.push_str(&format!("\n  from     {}", line(o)));
     }

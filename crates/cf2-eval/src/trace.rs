@@ -103,6 +103,12 @@ impl<'a> Evaluator<'a> {
                 push_hidden(&mut out);
                 continue;
             }
+            let before_merge = self.in_merged_literal(*s);
+            // A literal's own member evaluated only to compare the literal with its equals
+            // from unordered files (agreed on member by member): the merged entry lists it.
+            if before_merge && !self.read_in_literal(*s) {
+                continue;
+            }
             let origins = |defs: &[DefId]| defs.iter().map(|d| self.origin(*d)).collect();
             out.push(Provenance {
                 path: self.slot_path(*s),
@@ -122,7 +128,7 @@ impl<'a> Evaluator<'a> {
                 overridden: origins(&o.overridden),
                 undefined: origins(&o.undefined),
                 repeated: origins(&o.repeated),
-                before_merge: self.in_merged_literal(*s),
+                before_merge,
             });
         }
         if marks.next().is_some() {
@@ -180,6 +186,28 @@ impl<'a> Evaluator<'a> {
             }
             match &self.block(b).place {
                 Place::Of(up) | Place::Element(up, _) => b = self.slot(*up).parent,
+                Place::Top | Place::Named(_) => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether an inline statement of a literal read the slot, or the member of the
+    /// literal it lies in, while the literal was built (`Evaluator::inline_reads`).
+    fn read_in_literal(&self, s: SlotId) -> bool {
+        let mut slot = s;
+        for _ in 0..=self.slots.len() {
+            let b = self.slot(slot).parent;
+            let name = &*self.slot(slot).name;
+            if self
+                .inline_reads
+                .get(&b)
+                .is_some_and(|reads| reads.iter().any(|(n, _)| &**n == name))
+            {
+                return true;
+            }
+            match &self.block(b).place {
+                Place::Of(up) | Place::Element(up, _) => slot = *up,
                 Place::Top | Place::Named(_) => return false,
             }
         }

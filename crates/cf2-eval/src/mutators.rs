@@ -267,8 +267,9 @@ impl<'a> Evaluator<'a> {
                 let result = match name {
                     "union" => {
                         let mut out: Vec<Val> = Vec::new();
+                        let mut buckets = Buckets::default();
                         for x in base.into_iter().chain(lists.into_iter().flatten()) {
-                            match self.position(&out, &x, at)? {
+                            match self.position_in(&out, &buckets, &x, at)? {
                                 // Of equal elements in other forms (1 and 1.0, a and "a",
                                 // blocks in another member order), the form order keeps one,
                                 // not which was seen first.
@@ -279,7 +280,10 @@ impl<'a> Evaluator<'a> {
                                         }
                                     }
                                 }
-                                None => out.push(x),
+                                None => {
+                                    buckets.add(&x, out.len());
+                                    out.push(x);
+                                }
                             }
                         }
                         self.sort_union(&mut out, at)?;
@@ -287,9 +291,13 @@ impl<'a> Evaluator<'a> {
                     }
                     "remove" => {
                         let gone: Vec<Val> = lists.into_iter().flatten().collect();
+                        let mut buckets = Buckets::default();
+                        for (i, x) in gone.iter().enumerate() {
+                            buckets.add(x, i);
+                        }
                         let mut out = Vec::new();
                         for x in base {
-                            if !self.contains(&gone, &x, at)? {
+                            if self.position_in(&gone, &buckets, &x, at)?.is_none() {
                                 out.push(x);
                             }
                         }
@@ -306,14 +314,20 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn contains(&mut self, list: &[Val], x: &Val, at: Span) -> R<bool> {
-        Ok(self.position(list, x, at)?.is_some())
-    }
-
-    fn position(&mut self, list: &[Val], x: &Val, at: Span) -> R<Option<usize>> {
-        for (i, y) in list.iter().enumerate() {
-            if self.equal(y, x, at)? {
-                return Ok(Some(i));
+    /// Where in `list` an element equal to `x` is, looking only at the elements `buckets`
+    /// (made from `list`) puts beside it.
+    fn position_in(
+        &mut self,
+        list: &[Val],
+        buckets: &Buckets,
+        x: &Val,
+        at: Span,
+    ) -> R<Option<usize>> {
+        for &i in buckets.beside(x) {
+            if let Some(y) = list.get(i) {
+                if self.equal(y, x, at)? {
+                    return Ok(Some(i));
+                }
             }
         }
         Ok(None)
@@ -342,6 +356,47 @@ impl<'a> Evaluator<'a> {
 }
 
 /// [`Evaluator::union_cmp`] of two values that are not both lists or both blocks.
+/// What equal values share, and unequal ones mostly do not: numbers by value (`1` and
+/// `1.0`), text by its characters (a literal and a string of it), booleans and regexes
+/// apart, secrets as what they wrap; anything else (lists, blocks) in one bucket. Equal values always
+/// share a bucket, so a union or a removal of long lists compares each element with its
+/// few bucket mates rather than with every element (40,000 packages: 4.9 s before).
+#[derive(PartialEq, Eq, Hash)]
+enum BucketKey {
+    Number(u64),
+    Text(std::rc::Rc<str>),
+    Bool(bool),
+    Regex(std::rc::Rc<str>),
+    Other,
+}
+
+fn bucket_key(v: &Val) -> BucketKey {
+    // A secret compares as the value it wraps.
+    match v.plain() {
+        // `+ 0.0` makes -0.0 the 0.0 it equals; integers past 2^53 may share a bucket,
+        // which only costs a comparison.
+        Val::Num(n) => BucketKey::Number((n.as_f64() + 0.0).to_bits()),
+        Val::Lit(s) | Val::Str(s) => BucketKey::Text(s.clone()),
+        Val::Bool(b) => BucketKey::Bool(*b),
+        Val::Regex(r) => BucketKey::Regex(r.clone()),
+        _ => BucketKey::Other,
+    }
+}
+
+/// The positions of a list's elements by [`bucket_key`].
+#[derive(Default)]
+struct Buckets(std::collections::HashMap<BucketKey, Vec<usize>, foldhash::fast::RandomState>);
+
+impl Buckets {
+    fn add(&mut self, v: &Val, i: usize) {
+        self.0.entry(bucket_key(v)).or_default().push(i);
+    }
+
+    fn beside(&self, v: &Val) -> &[usize] {
+        self.0.get(&bucket_key(v)).map_or(&[], Vec::as_slice)
+    }
+}
+
 fn union_scalar_cmp(a: &Val, b: &Val) -> Ordering {
     fn rank(v: &Val) -> u8 {
         match v {

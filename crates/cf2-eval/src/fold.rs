@@ -1305,10 +1305,12 @@ impl<'a> Evaluator<'a> {
         if rest.is_empty() {
             return;
         }
-        // Nearly always no copies at all: look before building anything.
-        if !tops
-            .iter()
-            .any(|&t| rest.iter().any(|&r| self.same_statement(t, r)))
+        // Nearly always no copies at all: look before building anything (copies share
+        // their statement's place, so only definitions written at one place are compared).
+        if !self.share_a_site(tops, rest)
+            || !tops
+                .iter()
+                .any(|&t| rest.iter().any(|&r| self.same_statement(t, r)))
         {
             return;
         }
@@ -1403,12 +1405,14 @@ impl<'a> Evaluator<'a> {
     /// copies of one context (outside macro calls, or in the same call reached along both
     /// paths, `Evaluator::same_context`), that give equal values.
     fn one_source_each(&mut self, tops: Defs, values: TopValues) -> R<(Defs, TopValues)> {
-        let has_copies = values.iter().enumerate().any(|(i, (a, _))| {
-            values
-                .iter()
-                .skip(i + 1)
-                .any(|(b, _)| self.same_statement_where(*a, *b, Contexts::Copied))
-        });
+        let defs: Defs = values.iter().map(|(d, _)| *d).collect();
+        let has_copies = self.share_a_site(&defs, &[])
+            && values.iter().enumerate().any(|(i, (a, _))| {
+                values
+                    .iter()
+                    .skip(i + 1)
+                    .any(|(b, _)| self.same_statement_where(*a, *b, Contexts::Copied))
+            });
         if !has_copies {
             return Ok((tops, values));
         }
@@ -1424,6 +1428,20 @@ impl<'a> Evaluator<'a> {
             .filter(|t| kept.iter().any(|(k, _)| k == t))
             .collect();
         Ok((tops, kept))
+    }
+
+    /// Whether a definition of `a` is written at the same place as one of `b`, or, with
+    /// `b` empty, as another of `a`: copies of a statement always are, so where none is,
+    /// there is no pair to compare (thousands of unordered tops, or a host's paths over a
+    /// base's, would otherwise be compared pair by pair).
+    fn share_a_site(&self, a: &[DefId], b: &[DefId]) -> bool {
+        let mut sites: std::collections::HashSet<Span, foldhash::fast::RandomState> =
+            std::collections::HashSet::default();
+        if b.is_empty() {
+            return !a.iter().all(|d| sites.insert(self.def(*d).site));
+        }
+        sites.extend(b.iter().map(|d| self.def(*d).site));
+        a.iter().any(|d| sites.contains(&self.def(*d).site))
     }
 
     /// `set` with the copies of a statement reached through another path into one resource

@@ -75,6 +75,9 @@ pub struct Origin {
     /// For a definition a macro's body made, where the call is (`FILE:LINE:COL`): two
     /// calls of one macro make definitions written at the same place.
     pub call: Option<String>,
+    /// For one mutation of a statement that chains several (`Y ~(sum)> 2 ~(sum)> 3`), its
+    /// position, from 1: the statement is the same for each.
+    pub mutation: Option<u32>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -242,6 +245,10 @@ impl<'a> Evaluator<'a> {
             text: format!("{}{more}", short.trim()),
             read_before_merge: false,
             value_of,
+            mutation: match def.prio.last() {
+                Some(crate::model::Step::Seq(k)) => Some(k + 1),
+                _ => None,
+            },
             call: match def.body {
                 Body::Expr(_, sc) | Body::Implicit { scope: sc, .. } => self
                     .scope(sc)
@@ -290,11 +297,15 @@ pub fn render_trace(p: &Provenance) -> String {
             Some(path) if *path == p.path => "merged value",
             _ => o.op.as_str(),
         };
+        let mutation = match o.mutation {
+            Some(k) => format!("  (mutation {k} of the statement)"),
+            None => String::new(),
+        };
         let call = match &o.call {
             Some(at) => format!("  (in the call at {at})"),
             None => String::new(),
         };
-        format!("{}  {}  `{}`{call}", o.location, op, o.text)
+        format!("{}  {}  `{}`{mutation}{call}", o.location, op, o.text)
     };
     for o in &p.used {
         entry.push_str(&format!("\n  from     {}", line(o)));

@@ -112,7 +112,25 @@ impl<'a> Evaluator<'a> {
             if before_merge && !self.read_in_literal(*s) {
                 continue;
             }
-            let origins = |defs: &[DefId]| defs.iter().map(|d| self.origin(*d)).collect();
+            let origins =
+                |defs: &[DefId]| -> Vec<Origin> { defs.iter().map(|d| self.origin(*d)).collect() };
+            // One statement reached along two paths (a file merged into two blocks) is one
+            // definition to the reader: its copies are repeats, not values of their own.
+            let mut used: Vec<Origin> = Vec::new();
+            let mut repeated = origins(&o.repeated);
+            for origin in origins(&o.used) {
+                let copy = used.iter().any(|u| {
+                    u.span == origin.span
+                        && u.op == origin.op
+                        && u.call == origin.call
+                        && u.mutation == origin.mutation
+                });
+                if copy {
+                    repeated.push(origin);
+                } else {
+                    used.push(origin);
+                }
+            }
             out.push(Provenance {
                 path: self.slot_path(*s),
                 // A list holding a block a secret selector picked: its length and order may
@@ -127,10 +145,10 @@ impl<'a> Evaluator<'a> {
                 } else {
                     o.rule.clone()
                 },
-                used: origins(&o.used),
+                used,
                 overridden: origins(&o.overridden),
                 undefined: origins(&o.undefined),
-                repeated: origins(&o.repeated),
+                repeated,
                 before_merge,
             });
         }
@@ -325,10 +343,12 @@ pub fn render_trace(p: &Provenance) -> String {
         entry.push_str(&format!("\n  skipped  {}  (gave no value)", line(o)));
     }
     for o in &p.repeated {
-        entry.push_str(&format!(
-            "\n  repeat   {}  (the same as an earlier definition: counted once)",
-            line(o)
-        ));
+        let why = if p.used.iter().any(|u| u.span == o.span) {
+            "the same statement, reached along another path: counted once"
+        } else {
+            "the same as an earlier definition: counted once"
+        };
+        entry.push_str(&format!("\n  repeat   {}  ({why})", line(o)));
     }
     // Quoted source text reaches the terminal: its control characters are shown, not run.
     cf2_syntax::visible(&entry).into_owned()

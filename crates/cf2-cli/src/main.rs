@@ -49,7 +49,8 @@ enum Command {
     /// With one FILE, the configuration goes to standard output in cf2 format, or to the
     /// outputs given with -o. With --out-dir, every FILE is compiled (in parallel) into
     /// DIR/NAME.FORMAT (NAME: FILE's name without its extension; FORMAT as given, in lower
-    /// case, so `--format yml` writes NAME.yml and `--format YAML` NAME.yaml). No output may replace a file the compile reads.
+    /// case, so `--format yml` writes NAME.yml and `--format YAML` NAME.yaml). No output
+    /// may replace a file the compile reads.
     Compile(CompileArgs),
 }
 

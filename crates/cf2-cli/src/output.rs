@@ -6,7 +6,7 @@
 
 use crate::sources::{self, Recorded};
 use crate::{color, usage_error, CompileArgs};
-use cf2_eval::{evaluate, Loader, Main};
+use cf2_eval::{evaluate, HiddenPath, Loader, Main};
 use cf2_output::Format;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -380,11 +380,11 @@ pub fn refusal(
     };
     // Inside what a secret selector picked, the path and the reason would say which.
     let d = match &located.picked {
-        Some(shown) if located.by_selector => cf2::Diagnostic::error(format!(
+        Some(HiddenPath::Picked(shown)) => cf2::Diagnostic::error(format!(
             "the output cannot be written: it cannot hold a value in what {shown} selected"
         ))
         .note("the details are not shown, because the selector is a secret"),
-        Some(shown) => cf2::Diagnostic::error(format!(
+        Some(HiddenPath::Secret(shown)) => cf2::Diagnostic::error(format!(
             "the output cannot be written: it cannot hold {shown} there"
         ))
         .note("the details are not shown, because the value is a secret"),

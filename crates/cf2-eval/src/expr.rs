@@ -11,6 +11,10 @@ use cf2_syntax::ast::{self, BinaryOp, Expr, ExprKind, Part};
 use cf2_syntax::{Diagnostic, Span};
 use std::rc::Rc;
 
+/// The note of a message about a regex made with a secret (invalid, or its matching given
+/// up), which shows the secret's redaction instead of the pattern.
+const PATTERN_NOT_SHOWN: &str = "the pattern is not shown, because it contains a secret";
+
 /// What a message about a matching given up must not show: the pattern, when it is a
 /// secret (shown as this redaction instead), and anything about the text, when it is.
 pub(crate) struct HiddenMatch {
@@ -65,7 +69,7 @@ impl<'a> Evaluator<'a> {
                                 crate::val::redacted(&t.origin, false)
                             ))
                             .at(e.span)
-                            .note("the pattern is not shown, because it contains a secret"),
+                            .note(PATTERN_NOT_SHOWN),
                         ));
                     }
                     return Ok(mark(Val::Regex(pattern.into()), &t.origin));
@@ -879,7 +883,7 @@ impl<'a> Evaluator<'a> {
             };
             let mut d = crate::perl_regex::match_given_up(&shown, looked_ahead, &e).at(at);
             if hidden.pattern.is_some() {
-                d = d.note("the pattern is not shown, because it contains a secret");
+                d = d.note(PATTERN_NOT_SHOWN);
             }
             EvalError::new(d)
         })?;

@@ -152,6 +152,13 @@ enum Contexts {
     Copied,
 }
 
+/// Up to this many pairs of definitions, copies are looked for pair by pair; past it,
+/// through a set of their places.
+const FEW_PAIRS: usize = 64;
+
+/// Places of definitions, to find copies of a statement among many definitions.
+type SiteSet = std::collections::HashSet<Span, foldhash::fast::RandomState>;
+
 /// The tops of a fold with their values.
 type TopValues = smallvec::SmallVec<[(DefId, Val); 4]>;
 
@@ -1405,8 +1412,7 @@ impl<'a> Evaluator<'a> {
     /// copies of one context (outside macro calls, or in the same call reached along both
     /// paths, `Evaluator::same_context`), that give equal values.
     fn one_source_each(&mut self, tops: Defs, values: TopValues) -> R<(Defs, TopValues)> {
-        let defs: Defs = values.iter().map(|(d, _)| *d).collect();
-        let has_copies = self.share_a_site(&defs, &[])
+        let has_copies = self.site_repeated(&tops)
             && values.iter().enumerate().any(|(i, (a, _))| {
                 values
                     .iter()
@@ -1430,18 +1436,29 @@ impl<'a> Evaluator<'a> {
         Ok((tops, kept))
     }
 
-    /// Whether a definition of `a` is written at the same place as one of `b`, or, with
-    /// `b` empty, as another of `a`: copies of a statement always are, so where none is,
-    /// there is no pair to compare (thousands of unordered tops, or a host's paths over a
-    /// base's, would otherwise be compared pair by pair).
+    /// Whether a definition of `a` may be written at the same place as one of `b` (true
+    /// for few pairs, without looking). Copies of a statement always are, so where none
+    /// is, there is no pair to compare (a host's paths over a base's would otherwise be
+    /// compared pair by pair).
     fn share_a_site(&self, a: &[DefId], b: &[DefId]) -> bool {
-        let mut sites: std::collections::HashSet<Span, foldhash::fast::RandomState> =
-            std::collections::HashSet::default();
-        if b.is_empty() {
-            return !a.iter().all(|d| sites.insert(self.def(*d).site));
+        // Few pairs (nearly every fold): the caller's pairwise check, which compares the
+        // places first, costs less than a set.
+        if a.len().saturating_mul(b.len()) <= FEW_PAIRS {
+            return true;
         }
-        sites.extend(b.iter().map(|d| self.def(*d).site));
+        let sites: SiteSet = b.iter().map(|d| self.def(*d).site).collect();
         a.iter().any(|d| sites.contains(&self.def(*d).site))
+    }
+
+    /// Whether two of `defs` may be written at the same place (see
+    /// [`Evaluator::share_a_site`]; thousands of unordered tops would otherwise be
+    /// compared pair by pair).
+    fn site_repeated(&self, defs: &[DefId]) -> bool {
+        if defs.len().saturating_mul(defs.len()) <= FEW_PAIRS {
+            return true;
+        }
+        let mut sites = SiteSet::default();
+        defs.iter().any(|d| !sites.insert(self.def(*d).site))
     }
 
     /// `set` with the copies of a statement reached through another path into one resource

@@ -108,16 +108,6 @@ impl<'a> Evaluator<'a> {
             "downcase" | "upcase" => {
                 let (arg, v) = self.one_arg(call, sc)?;
                 let up = name == "upcase";
-                // Character by character, as Perl's `lc` and `uc` map: Rust's
-                // `str::to_lowercase` also applies the Greek final-sigma rule (`ΣΑΣ` to
-                // `σας`), which Perl's `lc` does not (`σασ`).
-                let change = |s: &str| -> String {
-                    if up {
-                        s.chars().flat_map(char::to_uppercase).collect()
-                    } else {
-                        s.chars().flat_map(char::to_lowercase).collect()
-                    }
-                };
                 let text = match &v {
                     Val::Lit(s) | Val::Str(s) => s,
                     other => return Err(arg_error(call, arg, "text", other)),
@@ -125,14 +115,10 @@ impl<'a> Evaluator<'a> {
                 // A character's case mapping is at most three times as long in UTF-8 (`ΐ`
                 // upper-cased): only text that could pass the limit is measured first.
                 if text.len().saturating_mul(3) > crate::ops::MAX_TEXT_BYTES {
-                    let len = text.chars().fold(0usize, |n, c| {
-                        let mapped: usize = if up {
-                            c.to_uppercase().map(char::len_utf8).sum()
-                        } else {
-                            c.to_lowercase().map(char::len_utf8).sum()
-                        };
-                        n.saturating_add(mapped)
-                    });
+                    let mut len = 0usize;
+                    for c in text.chars() {
+                        other_case(c, up, |m| len = len.saturating_add(m.len_utf8()));
+                    }
                     if len > crate::ops::MAX_TEXT_BYTES {
                         return Err(crate::ops::text_too_long(
                             len,
@@ -141,9 +127,13 @@ impl<'a> Evaluator<'a> {
                         ));
                     }
                 }
+                let mut changed = String::with_capacity(text.len());
+                for c in text.chars() {
+                    other_case(c, up, |m| changed.push(m));
+                }
                 Ok(match v {
-                    Val::Str(s) => Val::Str(change(&s).into()),
-                    _ => Val::Lit(change(text).into()),
+                    Val::Str(_) => Val::Str(changed.into()),
+                    _ => Val::Lit(changed.into()),
                 })
             }
             "fail" => {
@@ -505,5 +495,16 @@ impl<'a> Evaluator<'a> {
             )
         })?;
         Ok(Val::Lit(text.into()))
+    }
+}
+
+/// `c` upper-cased (`up`) or lower-cased, given character by character to `each`, as Perl's
+/// `uc` and `lc` map: Rust's `str::to_lowercase` also applies the Greek final-sigma rule
+/// (`ΣΑΣ` to `σας`), which Perl's `lc` does not (`σασ`).
+fn other_case(c: char, up: bool, each: impl FnMut(char)) {
+    if up {
+        c.to_uppercase().for_each(each);
+    } else {
+        c.to_lowercase().for_each(each);
     }
 }

@@ -396,13 +396,19 @@ pub struct Located {
     pub resource: Option<String>,
     /// Where that resource's value is decided, or the start of the main file.
     pub site: Span,
-    /// The path leads into what a secret selector picked, or into a secret value (or a
-    /// list holding one), shown as this redaction: a message about the value must not name
-    /// the path below `resource` or the value.
-    pub picked: Option<String>,
-    /// Whether a secret selector picked a block the path leads into (otherwise `picked`
-    /// is a secret value, which a selector may have picked as well).
-    pub by_selector: bool,
+    /// The path leads into a secret: a message about the value must not name the path
+    /// below `resource` or the value.
+    pub picked: Option<HiddenPath>,
+}
+
+/// What a path to output leads into that a message must not describe, with the
+/// redaction to show instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HiddenPath {
+    /// A block a secret selector picked.
+    Picked(String),
+    /// A secret value, or a list holding one (which a selector may have picked too).
+    Secret(String),
 }
 
 /// Where the value at `path` comes from (see [`Located`]). `None` when the compile fails.
@@ -416,24 +422,22 @@ pub fn locate(
 ) -> Option<Located> {
     let mut found = None;
     let _ = evaluate_with(host, loader, main, opts, |ev, top| {
-        let (slot, picked, by_selector) = if path.is_empty() {
-            (None, None, false)
+        let (slot, picked) = if path.is_empty() {
+            (None, None)
         } else {
             let walked = walk_path(ev, top, path)?;
-            (walked.slot, walked.picked, walked.by_selector)
+            (walked.slot, walked.picked)
         };
         found = match slot {
             Some(s) => Some(Located {
                 resource: Some(ev.slot_path(s)),
                 site: ev.top_site(s),
                 picked,
-                by_selector,
             }),
             None => ev.main_file.map(|f| Located {
                 resource: None,
                 site: Span::new(f, 0, 0),
                 picked,
-                by_selector,
             }),
         };
         Ok(())
@@ -447,11 +451,8 @@ struct Walked {
     value: Val,
     slot: Option<model::SlotId>,
     at_slot: bool,
-    /// The path entered what a secret selector picked, or a secret value (the redaction
-    /// to show).
-    picked: Option<String>,
-    /// A secret selector picked a block on the path.
-    by_selector: bool,
+    /// The path entered what a secret selector picked, or a secret value.
+    picked: Option<HiddenPath>,
 }
 
 /// Follows `path` (not empty) from the top block, forcing each resource on the way.
@@ -601,7 +602,12 @@ fn walk_path(
         value: cur,
         slot: walked_slot,
         at_slot,
-        picked: in_secret.map(|(_, shown)| shown),
-        by_selector,
+        picked: in_secret.map(|(_, shown)| {
+            if by_selector {
+                HiddenPath::Picked(shown)
+            } else {
+                HiddenPath::Secret(shown)
+            }
+        }),
     })
 }

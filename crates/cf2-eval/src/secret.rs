@@ -126,6 +126,12 @@ fn placeholder(i: usize) -> char {
         .unwrap_or('\u{FFFFD}')
 }
 
+/// The index of the secret [`placeholder`] `c` stands for, if it is one.
+fn placeholder_index(c: char) -> Option<usize> {
+    let i = u32::from(c).checked_sub(0xF0000)?;
+    usize::try_from(i).ok().filter(|i| *i < 0xFFFE)
+}
+
 /// Removes the texts of `taint` from a diagnostic made while they were open.
 pub(crate) fn scrub(d: &mut Diagnostic, taint: &Taint) {
     // A value computed from the secret (a comparison's boolean) is shown as computed.
@@ -171,8 +177,8 @@ fn scrubbed(s: &str, texts: &[Opened]) -> (String, bool) {
         let (plain, label) = rest.split_once('‹').unwrap_or((rest, ""));
         let (cleaned, hide) = scrubbed_plain(plain, texts);
         for c in cleaned.chars() {
-            match texts.iter().enumerate().find(|(i, _)| placeholder(*i) == c) {
-                Some((_, t)) => out.push_str(&redacted(&t.origin, t.derived)),
+            match placeholder_index(c).and_then(|i| texts.get(i)) {
+                Some(t) => out.push_str(&redacted(&t.origin, t.derived)),
                 None => out.push(c),
             }
         }

@@ -106,12 +106,13 @@ impl<'a> Evaluator<'a> {
                 push_hidden(&mut out);
                 continue;
             }
-            let before_merge = self.in_merged_literal(*s);
-            // A literal's own member evaluated only to compare the literal with its equals
-            // from unordered files (agreed on member by member): the merged entry lists it.
-            if before_merge && !self.read_in_literal(*s) {
-                continue;
-            }
+            let before_merge = match self.in_merged_literal(*s) {
+                LiteralMember::Not => false,
+                LiteralMember::ReadInline => true,
+                // Evaluated only to compare the literal with its equals from unordered
+                // files (agreed on member by member): the merged entry lists it.
+                LiteralMember::Compared => continue,
+            };
             let origins =
                 |defs: &[DefId]| -> Vec<Origin> { defs.iter().map(|d| self.origin(*d)).collect() };
             // One statement reached along two paths (a file merged into two blocks) is one
@@ -157,20 +158,22 @@ impl<'a> Evaluator<'a> {
         }
         // A member merged by value from a block shown under the same path (`J ~> import(f)`:
         // the import's `Z` is `J.Z` too) says again what that block's entry says.
-        let shown: Vec<(String, String)> = out
-            .iter()
-            .filter(|p| p.used.iter().all(|o| o.value_of.is_none()))
-            .map(|p| (p.path.clone(), p.value.clone()))
-            .collect();
-        out.retain(|p| {
-            let again = !p.used.is_empty()
+        let again = |p: &Provenance| {
+            !p.used.is_empty()
                 && p.overridden.is_empty()
                 && p.undefined.is_empty()
                 && p.used
                     .iter()
-                    .all(|o| o.value_of.as_deref() == Some(p.path.as_str()));
-            !(again && shown.contains(&(p.path.clone(), p.value.clone())))
-        });
+                    .all(|o| o.value_of.as_deref() == Some(p.path.as_str()))
+        };
+        if out.iter().any(again) {
+            let shown: std::collections::HashSet<(String, String)> = out
+                .iter()
+                .filter(|p| p.used.iter().all(|o| o.value_of.is_none()))
+                .map(|p| (p.path.clone(), p.value.clone()))
+                .collect();
+            out.retain(|p| !(again(p) && shown.contains(&(p.path.clone(), p.value.clone()))));
+        }
         // An overridden definition evaluated for a literal's own member is not "never
         // evaluated": say where it was.
         let read: Vec<cf2_syntax::Span> = out
@@ -194,45 +197,34 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Whether the slot lies in a block literal that a `~>` merged as written into
-    /// another block: the walk up its enclosing blocks meets one of them. A block is made
-    /// after the resource it sits in, so the walk ends; the bound is only a guard.
-    fn in_merged_literal(&self, s: SlotId) -> bool {
+    /// another block (the walk up its enclosing blocks meets one of them), and if so
+    /// whether an inline statement of a literal read it, or the member it lies in, while
+    /// the literal was built (`Evaluator::inline_reads`). A block is made after the
+    /// resource it sits in, so the walk ends; the bound is only a guard.
+    fn in_merged_literal(&self, s: SlotId) -> LiteralMember {
         if self.merged_into.is_empty() {
-            return false;
+            return LiteralMember::Not;
         }
-        let mut b = self.slot(s).parent;
-        for _ in 0..=self.slots.len() {
-            if self.merged_into.contains_key(&b) {
-                return true;
-            }
-            match &self.block(b).place {
-                Place::Of(up) | Place::Element(up, _) => b = self.slot(*up).parent,
-                Place::Top | Place::Named(_) => return false,
-            }
-        }
-        false
-    }
-
-    /// Whether an inline statement of a literal read the slot, or the member of the
-    /// literal it lies in, while the literal was built (`Evaluator::inline_reads`).
-    fn read_in_literal(&self, s: SlotId) -> bool {
+        let (mut merged, mut read) = (false, false);
         let mut slot = s;
         for _ in 0..=self.slots.len() {
             let b = self.slot(slot).parent;
+            merged |= self.merged_into.contains_key(&b);
             let name = &*self.slot(slot).name;
-            if self
+            read |= self
                 .inline_reads
                 .get(&b)
-                .is_some_and(|reads| reads.iter().any(|(n, _)| &**n == name))
-            {
-                return true;
-            }
+                .is_some_and(|reads| reads.iter().any(|(n, _)| &**n == name));
             match &self.block(b).place {
                 Place::Of(up) | Place::Element(up, _) => slot = *up,
-                Place::Top | Place::Named(_) => return false,
+                Place::Top | Place::Named(_) => break,
             }
         }
-        false
+        match (merged, read) {
+            (false, _) => LiteralMember::Not,
+            (true, true) => LiteralMember::ReadInline,
+            (true, false) => LiteralMember::Compared,
+        }
     }
 
     fn origin(&self, d: DefId) -> Origin {
@@ -298,6 +290,16 @@ impl<'a> Evaluator<'a> {
         }
         None
     }
+}
+
+/// Where a slot stands with respect to block literals merged into another block.
+enum LiteralMember {
+    /// In none.
+    Not,
+    /// In one, and an inline statement of a literal read it while the literal was built.
+    ReadInline,
+    /// In one, read by no inline statement: evaluated only to compare the literal.
+    Compared,
 }
 
 /// One `-Deval` entry.

@@ -1236,13 +1236,12 @@ impl<'a> Evaluator<'a> {
                     let kind = TopKind::Func(name.clone());
                     self.check_combinable_below(s, &tops, &mut rest, &kind, out)?;
                     out.used(&tops);
-                    out.rule(&name);
+                    out.function(&name);
                     let mut below_outcome = out.below();
                     let first_below = rest.first().copied();
                     drop(set);
                     // A mutation function is given the whole value below.
                     let below = deep(|| self.fold_ranked(s, rest, ranking, &mut below_outcome))?;
-                    out.absorb_below(below_outcome);
                     // The definition the value below came from, for errors about it.
                     // (A value a lower mutation computed has no single definition: the
                     // first of the lower ones stands for it.)
@@ -1255,6 +1254,13 @@ impl<'a> Evaluator<'a> {
                         Folded::Plain(v, _) => Some(v),
                         Folded::Merge(m) => Some(self.merged_block(s, m)),
                     };
+                    // What another function made below is shown as the value this one was
+                    // given; the same function's lower mutations are one fold with these.
+                    if below_outcome.other_function_than(&name) {
+                        out.layer_below(below_outcome, below.as_ref());
+                    } else {
+                        out.absorb_below(below_outcome);
+                    }
                     let site = values.first().map(|(d, _)| self.def(*d).site);
                     // A standard mutation function reads its values as plain data
                     // (`crate::secret`); custom ones are never given secrets.

@@ -233,6 +233,25 @@ pub struct Record {
     pub undefined: Vec<DefId>,
     /// Definitions that repeat an earlier one word for word, and so count once.
     pub repeated: Vec<DefId>,
+    /// The mutation function whose rule decided (`max`), if one did.
+    pub function: Option<String>,
+    /// What a mutation function was given from below where another function made it
+    /// (`N ~(min)> 5` over `~(max)>`s): each such value with how it was made, the
+    /// innermost first. Kept apart so that a trace can show the value each function was
+    /// given; defs of the same function are listed flat in one layer, as one fold.
+    pub layers: Vec<Layer>,
+}
+
+/// A value a mutation function was given from below, and how it was made (see
+/// [`Record::layers`]).
+#[derive(Clone, Debug)]
+pub struct Layer {
+    pub value: Val,
+    pub rule: String,
+    pub used: Vec<DefId>,
+    pub overridden: Vec<DefId>,
+    pub undefined: Vec<DefId>,
+    pub repeated: Vec<DefId>,
 }
 
 impl Outcome {
@@ -245,6 +264,43 @@ impl Outcome {
     pub fn rule(&mut self, rule: &str) {
         if let Some(r) = &mut self.record {
             r.rule = rule.to_string();
+        }
+    }
+
+    /// The rule of a mutation function (`max`).
+    pub fn function(&mut self, name: &str) {
+        if let Some(r) = &mut self.record {
+            r.rule = name.to_string();
+            r.function = Some(name.to_string());
+        }
+    }
+
+    /// Whether the fold below was decided by a mutation function other than `name`: its
+    /// value is then a layer of its own ([`Outcome::layer_below`]).
+    pub fn other_function_than(&self, name: &str) -> bool {
+        self.record
+            .as_ref()
+            .and_then(|r| r.function.as_deref())
+            .is_some_and(|f| f != name)
+    }
+
+    /// Takes in what another function made below as a layer, with the value it made.
+    pub fn layer_below(&mut self, below: Outcome, value: Option<&Val>) {
+        if let (Some(r), Some(b)) = (&mut self.record, below.record) {
+            let b = *b;
+            // Innermost first: the layers below come before this one, and are moved, not
+            // copied, so a long chain of alternating functions stays linear.
+            let mut layers = b.layers;
+            layers.push(Layer {
+                value: value.cloned().unwrap_or(Val::Undef),
+                rule: b.rule,
+                used: b.used,
+                overridden: b.overridden,
+                undefined: b.undefined,
+                repeated: b.repeated,
+            });
+            layers.append(&mut r.layers);
+            r.layers = layers;
         }
     }
 
@@ -261,6 +317,10 @@ impl Outcome {
             r.overridden.extend(b.overridden);
             r.undefined.extend(b.undefined);
             r.repeated.extend(b.repeated);
+            // The layers below are deeper, so come first (innermost first).
+            let mut layers = b.layers;
+            layers.append(&mut r.layers);
+            r.layers = layers;
         }
     }
 

@@ -1131,11 +1131,13 @@ impl Translator {
                     for q in quoted.chars() {
                         match ascii_fold_literal(q) {
                             Some(apart) => self.out.push_str(apart),
-                            None => self.out.push_str(&quote_meta(q.encode_utf8(&mut [0; 4]))),
+                            None => self
+                                .out
+                                .push_str(&engine_literal(q.encode_utf8(&mut [0; 4]))),
                         }
                     }
                 } else {
-                    self.out.push_str(&quote_meta(&quoted));
+                    self.out.push_str(&engine_literal(&quoted));
                 }
             }
             // A `\E` without `\Q` is ignored, as in Perl.
@@ -1417,9 +1419,34 @@ fn brace_to_engine(chars: &mut Chars<'_>, out: &mut String) {
 }
 
 /// Text interpolated into a regex, matched as written (reference §3.1: "meta characters in
-/// the string will be escaped"), as Perl's `quotemeta` does: white space too, which `(?x)`
-/// would otherwise ignore.
+/// the string will be escaped"), as Perl's `quotemeta` quotes it: every ASCII character
+/// other than a letter, digit or `_` gets a backslash, so `-` cannot make a range in a
+/// class (`[${N}]` with `a-z`) nor white space vanish under `(?x)`. Two exceptions:
+/// - `/` stays as it is, as `\/` written in a regex literal becomes `/` in its pattern
+///   (docs/semantics.md §1): the pattern is the one the same regex written out has, and
+///   the cf2 output reads back to it;
+/// - a tab, line end or other white space is written by its code (`\x{9}`) rather than as
+///   a backslash and the raw character, which a regex literal cannot hold.
 pub(crate) fn quote_meta(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c == ' ' || (c.is_ascii_punctuation() && c != '_' && c != '/') {
+            out.push('\\');
+            out.push(c);
+        } else if c.is_whitespace() || c.is_ascii_control() {
+            out.push_str(&format!("\\x{{{:X}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Text as a literal in the engine's syntax (what the rewriting writes, not Perl's): its
+/// meta characters escaped, and white space by its code, which `(?x)` would otherwise
+/// ignore. Not [`quote_meta`]: the engine reads some escaped punctuation as more than the
+/// character (`\<` is a word boundary).
+fn engine_literal(text: &str) -> String {
     let escaped = fancy_regex::escape(text);
     if !escaped.contains(char::is_whitespace) {
         return escaped.into_owned();

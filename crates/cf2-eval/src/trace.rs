@@ -28,6 +28,27 @@ pub struct Provenance {
     /// built, before a `~>` merged it into the resource's block (docs/semantics.md §3):
     /// not the resource's final value, which has an entry of its own under the same path.
     pub before_merge: bool,
+    /// Where a mutation function was given a value another function made (`N ~(min)> 5`
+    /// over `~(max)>`s), that value and how it was made, outermost first: the `used`
+    /// definitions above are those of the top function alone.
+    pub below: Vec<Below>,
+    /// Where the value is a block made for another resource (`Web => $Defaults`), that
+    /// resource's path: the block's members have their entries under it.
+    pub block_of: Option<String>,
+}
+
+/// A value a mutation function was given from below, made by another rule (see
+/// [`Provenance::below`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Below {
+    /// The value as traces show it.
+    pub value: String,
+    /// The rule that made it (`max`).
+    pub rule: String,
+    pub used: Vec<Origin>,
+    pub overridden: Vec<Origin>,
+    pub undefined: Vec<Origin>,
+    pub repeated: Vec<Origin>,
 }
 
 /// A hidden entry, one for a run of them: how many resources a pick read would say which
@@ -51,6 +72,8 @@ impl Provenance {
             undefined: Vec::new(),
             repeated: Vec::new(),
             before_merge: false,
+            below: Vec::new(),
+            block_of: None,
         }
     }
 }
@@ -115,25 +138,37 @@ impl<'a> Evaluator<'a> {
             };
             let origins =
                 |defs: &[DefId]| -> Vec<Origin> { defs.iter().map(|d| self.origin(*d)).collect() };
-            // One statement reached along two paths (a file merged into two blocks) is one
-            // definition to the reader: its copies are repeats, not values of their own.
-            let mut used: Vec<Origin> = Vec::new();
-            let mut repeated = origins(&o.repeated);
-            for origin in origins(&o.used) {
-                let copy = used.iter().any(|u| {
-                    u.span == origin.span
-                        && u.op == origin.op
-                        && u.call == origin.call
-                        && u.mutation == origin.mutation
-                });
-                if copy {
-                    repeated.push(origin);
-                } else {
-                    used.push(origin);
+            let (used, repeated) = self.used_and_repeated(&o.used, &o.repeated);
+            let below = o
+                .layers
+                .iter()
+                .rev()
+                .map(|l| {
+                    let (used, repeated) = self.used_and_repeated(&l.used, &l.repeated);
+                    Below {
+                        value: preview(&l.value),
+                        rule: if l.rule.is_empty() {
+                            "no value".to_string()
+                        } else {
+                            l.rule.clone()
+                        },
+                        used,
+                        overridden: origins(&l.overridden),
+                        undefined: origins(&l.undefined),
+                        repeated,
+                    }
+                })
+                .collect();
+            let path = self.slot_path(*s);
+            // Not for a block a secret selector picked: its path would say which it is.
+            let block_of = match v.plain() {
+                Val::Block(b) if self.selected_origin_in(v).is_none() => {
+                    Some(self.block_path(*b)).filter(|home| !home.is_empty() && *home != path)
                 }
-            }
+                _ => None,
+            };
             out.push(Provenance {
-                path: self.slot_path(*s),
+                path,
                 // A list holding a block a secret selector picked: its length and order may
                 // depend on the secret (`~(remove)>` took the block out or not).
                 value: if matches!(v, Val::List(_)) && self.selected_origin_in(v).is_some() {
@@ -151,6 +186,8 @@ impl<'a> Evaluator<'a> {
                 undefined: origins(&o.undefined),
                 repeated,
                 before_merge,
+                below,
+                block_of,
             });
         }
         if marks.next().is_some() {
@@ -194,6 +231,28 @@ impl<'a> Evaluator<'a> {
     /// `-Deval`: the provenance records as text, one entry per resource.
     pub fn trace(&self) -> Vec<String> {
         self.provenance().iter().map(render_trace).collect()
+    }
+
+    /// The origins of definitions used and repeated. One statement reached along two paths
+    /// (a file merged into two blocks) is one definition to the reader: its copies are
+    /// repeats, not values of their own.
+    fn used_and_repeated(&self, used: &[DefId], repeated: &[DefId]) -> (Vec<Origin>, Vec<Origin>) {
+        let mut shown: Vec<Origin> = Vec::new();
+        let mut repeats: Vec<Origin> = repeated.iter().map(|d| self.origin(*d)).collect();
+        for origin in used.iter().map(|d| self.origin(*d)) {
+            let copy = shown.iter().any(|u| {
+                u.span == origin.span
+                    && u.op == origin.op
+                    && u.call == origin.call
+                    && u.mutation == origin.mutation
+            });
+            if copy {
+                repeats.push(origin);
+            } else {
+                shown.push(origin);
+            }
+        }
+        (shown, repeats)
     }
 
     /// Whether the slot lies in a block literal that a `~>` merged as written into
@@ -310,11 +369,58 @@ pub fn render_trace(p: &Provenance) -> String {
         ""
     };
     let mut entry = format!("eval: {} = {}  [{}{when}]", p.path, p.value, p.rule);
+    render_origins(
+        &mut entry,
+        &p.path,
+        &p.used,
+        &p.overridden,
+        &p.undefined,
+        &p.repeated,
+    );
+    if let Some(home) = &p.block_of {
+        entry.push_str(&format!(
+            "\n  members  listed under `{home}`: this value is the block made there"
+        ));
+    }
+    let mut above = p.used.len();
+    for b in &p.below {
+        let given = if above == 1 {
+            "the mutation above was"
+        } else {
+            "the mutations above were"
+        };
+        entry.push_str(&format!(
+            "\n  below    {}  [{}], the value {given} given, made by:",
+            b.value, b.rule
+        ));
+        above = b.used.len();
+        render_origins(
+            &mut entry,
+            &p.path,
+            &b.used,
+            &b.overridden,
+            &b.undefined,
+            &b.repeated,
+        );
+    }
+    // Quoted source text reaches the terminal: its control characters are shown, not run.
+    cf2_syntax::visible(&entry).into_owned()
+}
+
+/// The lines of one entry (or of one value below it) that say which definitions made it.
+fn render_origins(
+    entry: &mut String,
+    path: &str,
+    used: &[Origin],
+    overridden: &[Origin],
+    undefined: &[Origin],
+    repeated: &[Origin],
+) {
     // A value merged from a block shown under this same path (`J ~> import(f)`) is not
     // "the value of" the entry itself: it is what was merged.
     let line = |o: &Origin| {
         let op = match &o.value_of {
-            Some(path) if *path == p.path => "merged value",
+            Some(of) if of == path => "merged value",
             _ => o.op.as_str(),
         };
         let mutation = match o.mutation {
@@ -327,10 +433,10 @@ pub fn render_trace(p: &Provenance) -> String {
         };
         format!("{}  {}  `{}`{mutation}{call}", o.location, op, o.text)
     };
-    for o in &p.used {
+    for o in used {
         entry.push_str(&format!("\n  from     {}", line(o)));
     }
-    for o in &p.overridden {
+    for o in overridden {
         let note = if o.read_before_merge {
             "not used; evaluated only for the literal's own member, before the merge".to_string()
         } else if o.value_of.is_some() {
@@ -341,19 +447,17 @@ pub fn render_trace(p: &Provenance) -> String {
         };
         entry.push_str(&format!("\n  overrode {}  ({note})", line(o)));
     }
-    for o in &p.undefined {
+    for o in undefined {
         entry.push_str(&format!("\n  skipped  {}  (gave no value)", line(o)));
     }
-    for o in &p.repeated {
-        let why = if p.used.iter().any(|u| u.span == o.span) {
+    for o in repeated {
+        let why = if used.iter().any(|u| u.span == o.span) {
             "the same statement, reached along another path: counted once"
         } else {
             "the same as an earlier definition: counted once"
         };
         entry.push_str(&format!("\n  repeat   {}  ({why})", line(o)));
     }
-    // Quoted source text reaches the terminal: its control characters are shown, not run.
-    cf2_syntax::visible(&entry).into_owned()
 }
 
 /// A value as the trace shows it: scalars in full (shortened), a string in `"` and a

@@ -70,3 +70,59 @@ fn explain_gives_the_merged_member_not_the_literal_one() {
     assert_eq!(tls.used[0].location, "main.cf2:2:1");
     assert_eq!(tls.overridden[0].location, "web.cf2:1:1");
 }
+
+/// A chain that mixes functions: the top function's own definitions, then the value it
+/// was given, made by another function, with its definitions (so the numbers add up).
+#[test]
+fn a_value_another_function_made_below_is_a_layer_of_its_own() {
+    let host = MemoryHost::new()
+        .with_file("main.cf2", "import(a)\nN ~(min)> 5\n")
+        .with_file("a.cf2", "N ~(max)> 3 ~(max)> 7\n");
+    let mut compiler = Compiler::with_host(host);
+    compiler.options_mut().trace = true;
+    let config = compiler.compile_file("main.cf2").unwrap();
+    let n = config.explain("N").unwrap();
+    assert_eq!((n.value.as_str(), n.rule.as_str()), ("5", "min"));
+    let top: Vec<&str> = n.used.iter().map(|o| o.location.as_str()).collect();
+    assert_eq!(top, ["main.cf2:2:1"]);
+    assert_eq!(n.below.len(), 1);
+    let below = &n.below[0];
+    assert_eq!((below.value.as_str(), below.rule.as_str()), ("7", "max"));
+    let mutations: Vec<Option<u32>> = below.used.iter().map(|o| o.mutation).collect();
+    assert_eq!(mutations, [Some(2), Some(1)]);
+    // The same function down the chain is one fold: no layer.
+    let host = MemoryHost::new().with_file("main.cf2", "N ~(max)> 3 ~(max)> 7\n");
+    let mut compiler = Compiler::with_host(host);
+    compiler.options_mut().trace = true;
+    let config = compiler.compile_file("main.cf2").unwrap();
+    let n = config.explain("N").unwrap();
+    assert!(n.below.is_empty());
+    assert_eq!(n.used.len(), 2);
+}
+
+/// A block taken by reference is the referred resource's block: the entry says where its
+/// members are listed; a block made for the resource itself says nothing more.
+#[test]
+fn a_block_taken_by_reference_names_where_its_members_are() {
+    let host = MemoryHost::new().with_file(
+        "main.cf2",
+        "D => { P => 80 }\nW => $D\nS => { F => $D }\nOwn ~> $D\nOwn ~> { Q => 1 }\nAlone ~> $D\n",
+    );
+    let mut compiler = Compiler::with_host(host);
+    compiler.options_mut().trace = true;
+    let config = compiler.compile_file("main.cf2").unwrap();
+    assert_eq!(config.explain("W").unwrap().block_of.as_deref(), Some("D"));
+    assert_eq!(
+        config.explain("S.F").unwrap().block_of.as_deref(),
+        Some("D")
+    );
+    assert_eq!(config.explain("D").unwrap().block_of, None);
+    assert_eq!(config.explain("S").unwrap().block_of, None);
+    // Merged with another block: a block of its own, with members by value.
+    assert_eq!(config.explain("Own").unwrap().block_of, None);
+    // `~>` over nothing is `=>`: the block itself.
+    assert_eq!(
+        config.explain("Alone").unwrap().block_of.as_deref(),
+        Some("D")
+    );
+}

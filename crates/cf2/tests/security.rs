@@ -534,6 +534,29 @@ fn traces_show_secrets_redacted_with_their_origin() {
     no_secret(&format!("{:?}", c.provenance()));
 }
 
+/// A block a secret selector picked is not said to be another resource's block: the
+/// name would tell which one was picked.
+#[test]
+fn a_block_a_secret_picked_does_not_name_its_home_in_traces() {
+    let c = Run::new().site_db("mydb.kdbx").traced().ok(concat!(
+        "private P => import('mydb.kdbx')\n",
+        "private Sel => { fred => { A => 1 }, other => { A => 2 } }\n",
+        "Pick => $Sel.($P.fred.UserName)\n",
+        "private Other => { A => 3 }\n",
+        "Plain => $Other\n",
+        "Candidate => $Sel.other\n",
+    ));
+    assert_eq!(c.explain("Pick").unwrap().block_of, None);
+    assert_eq!(
+        c.explain("Plain").unwrap().block_of.as_deref(),
+        Some("Other")
+    );
+    // A candidate of the pick is shown alike, picked or not.
+    assert_eq!(c.explain("Candidate").unwrap().block_of, None);
+    let trace = c.trace().join("\n");
+    assert!(!trace.contains("Sel.fred"), "{trace}");
+}
+
 #[test]
 fn messages_never_show_a_secret() {
     let r = Run::new().site_db("mydb.kdbx");

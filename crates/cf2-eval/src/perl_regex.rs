@@ -32,7 +32,42 @@ pub(crate) fn invalid_regex(pattern: &str, e: &fancy_regex::Error) -> Diagnostic
                 "invalid regular expression {shown}: {kind}, {place}"
             ))
         }
-        other => Diagnostic::error(format!("invalid regular expression {shown}: {other}")),
+        other => Diagnostic::error(format!(
+            "invalid regular expression {shown}: {}",
+            engine_reason(other)
+        )),
+    }
+}
+
+/// What the engine found wrong with a pattern its parser refused. Its error says only
+/// "error parsing pattern 0"; the reason is at the end of the error it wraps, after a
+/// drawing of the pattern in the engine's syntax, which is not the pattern as written and
+/// so is left out.
+fn engine_reason(e: &fancy_regex::Error) -> String {
+    let fancy_regex::Error::CompileError(c) = e else {
+        return e.to_string();
+    };
+    let fancy_regex::CompileError::InnerError(inner) = &**c else {
+        return e.to_string();
+    };
+    let mut deepest: &dyn std::error::Error = inner;
+    // Sources nest a few levels; the bound only guards the walk.
+    for _ in 0..16 {
+        match deepest.source() {
+            Some(s) => deepest = s,
+            None => break,
+        }
+    }
+    let text = deepest.to_string();
+    match text
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+    {
+        Some(reason) => reason.to_string(),
+        // Not a parse error (a limit, say): its own words, which are short.
+        None if !text.contains('\n') => text,
+        None => e.to_string(),
     }
 }
 
@@ -641,6 +676,7 @@ fn perl_to_engine(pattern: &str, dollar: Dollar) -> Result<Translated<'_>, fancy
         groups: 0,
         class_depth: 0,
         class_start: false,
+        after_class_set: false,
         class: None,
     };
     let mut chars = Chars::new(pattern);
@@ -665,6 +701,24 @@ fn perl_to_engine(pattern: &str, dollar: Dollar) -> Result<Translated<'_>, fancy
     })
 }
 
+/// Whether `\n` is a set of characters in a class (`\w`, `\d`, `\p{L}`, ...), not one.
+fn is_set_escape(n: char) -> bool {
+    matches!(
+        n,
+        'w' | 'W' | 'd' | 'D' | 's' | 'S' | 'h' | 'H' | 'v' | 'V' | 'p' | 'P'
+    )
+}
+
+/// Whether the class item that follows is a set of characters (`\w`, `[:alpha:]`).
+fn set_follows(chars: &Chars<'_>) -> bool {
+    let mut ahead = chars.clone();
+    match (ahead.next(), ahead.next()) {
+        (Some('\\'), Some(n)) => is_set_escape(n),
+        (Some('['), Some(':')) => true,
+        _ => false,
+    }
+}
+
 /// The state of [`perl_to_engine`] along a pattern.
 struct Translator {
     out: String,
@@ -684,6 +738,9 @@ struct Translator {
     /// (and so a literal `]`).
     class_depth: usize,
     class_start: bool,
+    /// Whether the last item of the class being read is a set of characters (`\w`,
+    /// `\p{L}`, `[:alpha:]`), which cannot end a range: a `-` after it is the character.
+    after_class_set: bool,
     class: Option<Class>,
 }
 
@@ -699,6 +756,7 @@ impl Translator {
     /// One character of the pattern (and what it starts).
     fn step(&mut self, c: char, chars: &mut Chars<'_>) {
         let in_class = self.class_depth > 0;
+        let after_set = std::mem::take(&mut self.after_class_set);
         match c {
             '\\' => {
                 let Some(n) = chars.next() else {
@@ -712,9 +770,18 @@ impl Translator {
                     let start = self.out.len();
                     let set = self.escape(n, chars, in_class);
                     self.record_set(start, set);
+                    self.after_class_set = in_class && is_set_escape(n);
                 }
             }
-            '[' if in_class && chars.peek() == Some(&':') => self.posix_class(chars),
+            '[' if in_class && chars.peek() == Some(&':') => {
+                self.posix_class(chars);
+                self.after_class_set = true;
+            }
+            // A `-` beside a set in a class (`[\w-.]`, `[.-\w]`) makes no range in Perl: it
+            // is the character (Perl warns), where the engine would refuse the pattern.
+            '-' if in_class && !self.class_start && (after_set || set_follows(chars)) => {
+                self.out.push_str("\\-");
+            }
             '[' => {
                 if !in_class {
                     self.class = Some(Class {

@@ -419,9 +419,15 @@ impl<'a> Evaluator<'a> {
                     ),
                     "a signature is required here",
                 )
-                .hint(format!(
-                    "the author signs it with `gpg --clearsign {display}` and replaces the file with the `.asc` file gpg writes"
-                )),
+                .hint({
+                    let asc = PathBuf::from(format!("{}.asc", path.display()));
+                    if self.host.is_file(&asc) {
+                        // The signed file is there, but the plain one is found first.
+                        format!("`{display}.asc` is beside it, but `{display}` is found first: remove `{display}`, or replace it with the `.asc` file")
+                    } else {
+                        format!("the author signs it with `gpg --clearsign {display}` and replaces the file with the `.asc` file gpg writes")
+                    }
+                }),
             )),
             (Some(sig), None) => {
                 if sig.signers.is_empty() {
@@ -783,6 +789,20 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
+        // `gpg --clearsign f.cf2` writes `f.cf2.asc`, which "can usually be removed"
+        // (reference §5.3): usually, so not always. Where no file of the name is found
+        // anywhere, the first `.cf2.asc` beside a name tried is the file: last, so that it
+        // never changes what a name finds where the plain file is there.
+        if cf2_ext {
+            let signed = tried.iter().find_map(|p| {
+                let text = p.to_str()?;
+                let asc = PathBuf::from(format!("{text}.asc"));
+                (text.ends_with(".cf2") && self.host.is_file(&asc)).then_some(asc)
+            });
+            if let Some(asc) = signed {
+                return Ok(asc);
+            }
+        }
         let mut d = Diagnostic::error(format!("cannot find the file `{name}`"))
             .at(at)
             .with_label(if cf2_ext {
@@ -814,14 +834,6 @@ impl<'a> Evaluator<'a> {
             }
             d = d.note(d_note);
         }
-        // `gpg --clearsign f.cf2` writes `f.cf2.asc` (reference §5.3: "an additional `.asc`
-        // extension which can usually be removed"). It is not searched: which file is
-        // compiled must not depend on what gpg left beside it. Say so when it is there.
-        let asc = tried.iter().find_map(|p| {
-            let text = p.to_str()?;
-            let asc = PathBuf::from(format!("{text}.asc"));
-            (text.ends_with(".cf2") && self.host.is_file(&asc)).then_some((text.to_string(), asc))
-        });
         // `read('conf')` where `conf` is a directory: the name is there, but is no file.
         // Not said where "did you mean" is not (`may_suggest_files`).
         // Each directory is listed once, however many names were tried in it.
@@ -849,11 +861,6 @@ impl<'a> Evaluator<'a> {
             d = d.hint(format!(
                 "`{}` is there but is not a regular file (a directory?)",
                 p.display()
-            ));
-        } else if let Some((cf2, asc)) = asc {
-            d = d.hint(format!(
-                "`{}` is there: gpg --clearsign adds `.asc` to the name; rename it to `{cf2}`",
-                asc.display()
             ));
         } else if let Some(near) = self.similar_file(&dirs, &rel, cf2_ext, importer) {
             d = d.hint(format!("did you mean `{near}`?"));

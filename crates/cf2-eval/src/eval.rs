@@ -731,9 +731,30 @@ impl<'a> Evaluator<'a> {
             }
         }
         d = if self.stack.len() == start + 1 && self.slot(s).defs.len() > 1 {
-            // `Memory => $Memory + 8`: meant as "8 more than the imported value".
+            // `Memory => $Memory + 8`: meant as "8 more than the imported value". The way
+            // to say that depends on the kind of value the definition builds.
+            let built = shown.first().and_then(|site| {
+                self.slot(s)
+                    .defs
+                    .iter()
+                    .find_map(|d| match self.def(*d).body {
+                        Body::Expr(e, _) if self.def(*d).site == *site => Some(&e.kind),
+                        _ => None,
+                    })
+            });
+            let instead = match built {
+                Some(ast::ExprKind::List(_)) => format!(
+                    "to add to that list write `{path} ~(append)> [...]` (or `~(union)>` without duplicates)"
+                ),
+                Some(ast::ExprKind::Binary(ast::BinaryOp::Concat, ..) | ast::ExprKind::String(_)) => {
+                    "no mutation function joins text: compute it from another resource instead (a `private` one holding the part below)".to_string()
+                }
+                _ => format!(
+                    "to add to that value write `{path} ~(sum)> ...` (or `~(max)>`/`~(min)>` for a bound)"
+                ),
+            };
             d.hint(format!(
-                "a reference sees the final value of `{path}`, so its own definition cannot build on the value below it: to add to that value write `{path} ~(sum)> ...` (or `~(max)>`/`~(min)>` for a bound)"
+                "a reference sees the final value of `{path}`, so its own definition cannot build on the value below it: {instead}"
             ))
         } else {
             d.hint("break the cycle: one of these resources must not depend on the others")

@@ -655,6 +655,47 @@ impl<'a> Evaluator<'a> {
                     .hint({
                         // The reference as written (`$N`), or `$X` for anything else.
                         let text = self.source_text(cond.span);
+                        // `Flag => 'true'`: the quotes made it text where it is defined.
+                        // (Not for a secret: that would tell what it is.)
+                        let quoted_bool = matches!(
+                            other,
+                            Val::Lit(t) | Val::Str(t) if &**t == "true" || &**t == "false"
+                        );
+                        if quoted_bool {
+                            let mut d = Diagnostic::error(format!(
+                                "the condition of an `if` must be a boolean, but it is the text {}",
+                                other.describe()
+                            ))
+                            .at(cond.span);
+                            // `if ($Flag)`: show where `Flag` was given its quotes.
+                            let param = |name: &str| {
+                                self.scope(sc)
+                                    .params
+                                    .as_ref()
+                                    .is_some_and(|p| p.iter().any(|(n, _)| **n == *name))
+                            };
+                            if let ExprKind::Ref(id) = &cond.kind {
+                                let slot = match param(&id.name) {
+                                    true => None,
+                                    false => self.block(self.scope_root(sc)).members.get(&*id.name),
+                                };
+                                if let Some(&slot) = slot {
+                                    if let [def] = self.slot(slot).defs.as_slice() {
+                                        d = d.also(
+                                            self.def(*def).site,
+                                            format!("`{}` is given text here", id.name),
+                                        );
+                                    }
+                                }
+                            }
+                            return Err(EvalError::new(
+                                d
+                                .hint(format!(
+                                    "quotes make text: where it is defined, write {} without them to make it a boolean",
+                                    other.describe().trim_matches('\'')
+                                )),
+                            ));
+                        }
                         let inner = without_outer_brackets(&text).trim();
                         let written = Some(inner.to_string())
                             .filter(|t| t.starts_with('$') && t.len() <= 40 && !t.contains('\n'))

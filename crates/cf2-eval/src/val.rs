@@ -128,7 +128,7 @@ impl Val {
     /// secret shows only where it came from.
     pub fn describe(&self) -> String {
         match self {
-            Val::Undef => "?".to_string(),
+            Val::Undef => "undefined".to_string(),
             Val::Lit(s) | Val::Str(s) => quoted_preview(s, '\''),
             Val::Num(n) => n.to_string(),
             Val::Bool(b) => b.to_string(),

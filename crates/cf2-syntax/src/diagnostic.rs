@@ -314,7 +314,9 @@ pub fn did_you_mean<'a>(
             edit_distance(&lower, &cand.to_lowercase())
         };
         let limit = (name.chars().count() / 3).max(1);
-        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+        // Every character changed is no typo: `B` is not a slip for `A`, nor `Ab` for `B`.
+        let shorter = name.chars().count().min(cand.chars().count());
+        if d <= limit && (d == 0 || d < shorter) && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, cand));
         }
     }
@@ -375,6 +377,11 @@ mod tests {
         );
         assert_eq!(did_you_mean("zzz", ["VW", "Services"]), None);
         assert_eq!(did_you_mean("Nmae", ["Name", "Other"]), Some("Name"));
+        // No suggestion that changes every character of a short name.
+        assert_eq!(did_you_mean("B", ["A", "Xy"]), None);
+        assert_eq!(did_you_mean("Ab", ["B", "Port"]), None);
+        assert_eq!(did_you_mean("b", ["B"]), Some("B"));
+        assert_eq!(did_you_mean("Prot", ["Port"]), Some("Port"));
     }
 
     #[test]

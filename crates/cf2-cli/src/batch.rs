@@ -128,7 +128,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             })
             .collect()
     });
-    pool.install(|| write_replacing(&host, &out_dir, dir, &args.files, &mut reports));
+    pool.install(|| write_replacing(&host, dir, &args.files, &mut reports));
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -175,7 +175,6 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
 /// finished first (an output written earlier would have changed what a later host read).
 fn write_replacing<H: cf2::Host>(
     host: &Recorded<H>,
-    out_dir: &OutDir,
     dir: &Path,
     files: &[PathBuf],
     reports: &mut [HostReport],
@@ -184,17 +183,24 @@ fn write_replacing<H: cf2::Host>(
         .par_iter_mut()
         .zip(files)
         .for_each(|(report, file)| {
-            let Some((out, data)) = report.replacing.take() else {
+            let Some((out, staged)) = report.replacing.take() else {
                 return;
             };
             let path = dir.join(&out);
             let written = match host.reads(&path) {
+                // Dropped, the staged file is removed.
                 Some(read) => Err(format!(
                     "the output `{}` would replace `{}`, a file this compile reads",
                     path.display(),
                     read.display()
                 )),
-                None => out_dir.write_named(&out, &data),
+                None => staged.commit().map_err(|e| {
+                    format!(
+                        "cannot write `{}`: {}",
+                        path.display(),
+                        crate::output::io_reason(&e)
+                    )
+                }),
             };
             if let Err(msg) = written {
                 report.failure = Some(Failure::Output);
@@ -210,9 +216,11 @@ fn write_replacing<H: cf2::Host>(
 struct HostReport {
     failure: Option<Failure>,
     messages: Vec<Message>,
-    /// An output whose name was in the directory already (its name and bytes): written
-    /// after every host has been compiled, unless one of them read the file it replaces.
-    replacing: Option<(String, Vec<u8>)>,
+    /// An output whose name was in the directory already (its name, and the file staged
+    /// beside it): put in place after every host has been compiled, unless one of them
+    /// read the file it replaces. Staged on disk, so a re-run into the same directory
+    /// does not hold every output in memory.
+    replacing: Option<(String, crate::output::Staged)>,
 }
 
 /// Where a host's run stopped.
@@ -253,6 +261,19 @@ struct Batch<'a> {
 }
 
 impl Batch<'_> {
+    /// For a host that failed, a warning that its output from an earlier run is still in
+    /// the directory: left, not removed (a missing configuration can mean more to a
+    /// deployment than an old one), but said, so that nobody ships it unawares.
+    fn stale(&self, out: &str, file: &Path) -> Option<Message> {
+        self.out_dir.listed(out).then(|| {
+            Message::Plain(format!(
+                "{}: warning: `{}` is the output of an earlier run, left as it was: this compile failed\n",
+                file.display(),
+                self.out_dir.path().join(out).display()
+            ))
+        })
+    }
+
     /// Compiles `file` into the output directory.
     fn compile(&self, file: &Path) -> HostReport {
         let Batch {
@@ -266,6 +287,7 @@ impl Batch<'_> {
         } = *self;
         let ext = args.format.as_str();
         let out = format!("{}.{ext}", stem(file));
+        let stale = || self.stale(&format!("{}.{ext}", stem(file)), file);
         let loader = Loader::child(shared.clone());
         let main_names = [
             file.display().to_string(),
@@ -317,7 +339,10 @@ impl Batch<'_> {
                         // one that was can be a file read, by this host or another. It is
                         // written once every host has read what it reads (`write_replacing`).
                         if out_dir.listed(&out) {
-                            return Ok(Some((out, data)));
+                            return out_dir
+                                .stage_named(&out, &data)
+                                .map(|staged| Some((out, staged)))
+                                .map_err(|m| (Failure::Output, plain(m)));
                         }
                         out_dir
                             .write_named(&out, &data)
@@ -328,6 +353,7 @@ impl Batch<'_> {
                     Ok(replacing) => (None, replacing),
                     Err((failure, message)) => {
                         messages.push(message);
+                        messages.extend(stale());
                         (Some(failure), None)
                     }
                 };
@@ -342,6 +368,7 @@ impl Batch<'_> {
                 push_trace(&mut messages, file, &f.trace);
                 messages.extend(f.warnings.iter().map(diagnostic));
                 messages.extend(f.errors.iter().map(diagnostic));
+                messages.extend(stale());
                 HostReport {
                     failure: Some(Failure::Compile),
                     messages,

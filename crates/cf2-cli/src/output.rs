@@ -417,9 +417,12 @@ pub fn write_atomic(path: &Path, data: &[u8], durable: bool) -> std::io::Result<
 }
 
 /// An output ready to be put in place.
-enum Staged {
+pub enum Staged {
     /// A temporary file beside the target, renamed over it.
     File(tempfile::NamedTempFile, PathBuf),
+    /// The same, closed: for outputs kept staged by the thousand (a batch), which would
+    /// otherwise hold a descriptor each.
+    Closed(tempfile::TempPath, PathBuf),
     /// An existing device or pipe (`/dev/null`, `/dev/stdout`, a FIFO), written in place:
     /// a file renamed over it would replace it (as root, `-o /dev/null` would turn
     /// `/dev/null` into a regular file).
@@ -427,9 +430,10 @@ enum Staged {
 }
 
 impl Staged {
-    fn commit(self) -> std::io::Result<()> {
+    pub fn commit(self) -> std::io::Result<()> {
         match self {
             Staged::File(tmp, target) => tmp.persist(target).map(|_| ()).map_err(|e| e.error),
+            Staged::Closed(tmp, target) => tmp.persist(target).map_err(|e| e.error),
             Staged::InPlace(target, data) => std::fs::OpenOptions::new()
                 .write(true)
                 .open(target)?
@@ -604,6 +608,24 @@ impl OutDir {
 
     /// [`OutDir::write`], its error a message naming the output (`cannot write
     /// `out/web.json`: Is a directory`).
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `data` beside the file `name` of the directory, to be put in its place by
+    /// [`Staged::commit`] (or left out, dropped): the batch keeps its outputs that replace
+    /// files on disk, not in memory, until every host has read what it reads.
+    pub fn stage_named(&self, name: &str, data: &[u8]) -> Result<Staged, String> {
+        let path = self.path.join(name);
+        stage(&path, data, false)
+            .map(|staged| match staged {
+                Staged::File(tmp, target) => Staged::Closed(tmp.into_temp_path(), target),
+                other => other,
+            })
+            .map_err(|e| format!("cannot write `{}`: {}", path.display(), io_reason(&e)))
+    }
+
     pub fn write_named(&self, name: &str, data: &[u8]) -> Result<(), String> {
         self.write(name, data).map_err(|e| {
             format!(

@@ -1674,3 +1674,75 @@ fn an_unreadable_pass_phrase_file_is_a_usage_error_only_when_signing() {
         stderr(&o)
     );
 }
+
+/// A re-run into the same directory replaces each output, keeps its mode, and leaves no
+/// staged file behind (the replacing outputs wait on disk, not in memory, until every host
+/// has read what it reads).
+#[test]
+fn batch_rerun_replaces_outputs_and_leaves_no_staged_files() {
+    let dir = project(SIMPLE);
+    let run = || {
+        cf2(
+            dir.path(),
+            &[
+                "compile",
+                "main.cf2",
+                "--out-dir",
+                "out",
+                "--format",
+                "json",
+            ],
+        )
+    };
+    assert_exit(&run(), 0);
+    let out = dir.path().join("out/main.json");
+    fs::write(&out, "old").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&out, fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    assert_exit(&run(), 0);
+    assert_ne!(fs::read_to_string(&out).unwrap(), "old");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    let names: Vec<String> = fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["main.json"]);
+}
+
+/// A host that fails leaves its output of an earlier run in place, and says so: a deploy
+/// step must not ship it unawares.
+#[test]
+fn batch_failed_host_warns_of_its_stale_output() {
+    let dir = project(SIMPLE);
+    let run = || {
+        cf2(
+            dir.path(),
+            &[
+                "compile",
+                "main.cf2",
+                "--out-dir",
+                "out",
+                "--format",
+                "json",
+            ],
+        )
+    };
+    assert_exit(&run(), 0);
+    fs::write(dir.path().join("main.cf2"), "X => $Nope\n").unwrap();
+    let o = run();
+    assert_exit(&o, 1);
+    assert!(
+        stderr(&o).contains("is the output of an earlier run, left as it was"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(dir.path().join("out/main.json").is_file());
+}

@@ -298,6 +298,15 @@ impl Batch<'_> {
                 .span
                 .is_some_and(|s| main_names.iter().any(|n| n == loader.name(s.file)));
             let mut d = d.clone();
+            if !own {
+                // An error in a shared file (a syntax error in an aspect) is printed once
+                // for all the hosts that have it; where each host imports the file would
+                // make every copy differ. The note names the hosts instead.
+                d.labels.retain(|l| {
+                    !(l.message == "imported here"
+                        && main_names.iter().any(|n| n == loader.name(l.span.file)))
+                });
+            }
             d.notes.push(CONFIGURATIONS.to_string());
             Message::Diagnostic {
                 text: d.render(&loader, color),

@@ -1746,3 +1746,29 @@ fn batch_failed_host_warns_of_its_stale_output() {
     );
     assert!(dir.path().join("out/main.json").is_file());
 }
+
+/// A syntax error in a file several hosts import is printed once, with the hosts named,
+/// not once per host (each copy carried that host's `imported here`).
+#[test]
+fn batch_syntax_error_in_a_shared_file_printed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("asp.cf2"), "X => [\n").unwrap();
+    for i in 1..=3 {
+        fs::write(
+            dir.path().join(format!("h{i}.cf2")),
+            format!("import(asp)\nN => {i}\n"),
+        )
+        .unwrap();
+    }
+    let o = cf2(
+        dir.path(),
+        &["compile", "h1.cf2", "h2.cf2", "h3.cf2", "--out-dir", "out"],
+    );
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    assert_eq!(err.matches("is never closed").count(), 1, "{err}");
+    assert!(
+        err.contains("in the configurations of h1.cf2, h2.cf2, h3.cf2"),
+        "{err}"
+    );
+}

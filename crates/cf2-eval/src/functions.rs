@@ -141,6 +141,13 @@ impl<'a> Evaluator<'a> {
                 let Some(text) = scalar_text(&v) else {
                     return Err(arg_error(call, arg, "a message", &v));
                 };
+                // An empty (or blank) message would print `error:` and nothing: say what
+                // happened instead (not for a secret: that would tell it is blank).
+                let text = if text.trim().is_empty() && !matches!(v, Val::Secret(_)) {
+                    "fail() was called with an empty message".to_string()
+                } else {
+                    text
+                };
                 Err(EvalError::new(
                     Diagnostic::error(text)
                         .at(call.span)
@@ -151,6 +158,11 @@ impl<'a> Evaluator<'a> {
                 let (arg, v) = self.one_arg(call, sc)?;
                 let Some(text) = scalar_text(&v) else {
                     return Err(arg_error(call, arg, "a message", &v));
+                };
+                let text = if text.trim().is_empty() && !matches!(v, Val::Secret(_)) {
+                    "warn() was called with an empty message".to_string()
+                } else {
+                    text
                 };
                 let mut w = Diagnostic::warning(text).at(call.span);
                 if let Some(s) = self.stack.last() {

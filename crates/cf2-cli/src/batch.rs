@@ -194,13 +194,9 @@ fn write_replacing<H: cf2::Host>(
                     path.display(),
                     read.display()
                 )),
-                None => staged.commit().map_err(|e| {
-                    format!(
-                        "cannot write `{}`: {}",
-                        path.display(),
-                        crate::output::io_reason(&e)
-                    )
-                }),
+                None => staged
+                    .commit()
+                    .map_err(|e| crate::output::cannot_write(&path, &e)),
             };
             if let Err(msg) = written {
                 report.failure = Some(Failure::Output);
@@ -286,8 +282,10 @@ impl Batch<'_> {
             color,
         } = *self;
         let ext = args.format.as_str();
-        let out = format!("{}.{ext}", stem(file));
-        let stale = || self.stale(&format!("{}.{ext}", stem(file)), file);
+        let out_name = || format!("{}.{ext}", stem(file));
+        let out = out_name();
+        // Only for a host that failed, when `out` has gone to the writing.
+        let stale = || self.stale(&out_name(), file);
         let loader = Loader::child(shared.clone());
         let main_names = [
             file.display().to_string(),

@@ -400,6 +400,11 @@ pub fn refusal(
 }
 
 /// The reason of an I/O error without the paths some errors carry.
+/// The message for an output of a batch that could not be written.
+pub fn cannot_write(path: &Path, e: &std::io::Error) -> String {
+    format!("cannot write `{}`: {}", path.display(), io_reason(e))
+}
+
 pub fn io_reason(e: &std::io::Error) -> String {
     match e.raw_os_error() {
         Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
@@ -623,17 +628,12 @@ impl OutDir {
                 Staged::File(tmp, target) => Staged::Closed(tmp.into_temp_path(), target),
                 other => other,
             })
-            .map_err(|e| format!("cannot write `{}`: {}", path.display(), io_reason(&e)))
+            .map_err(|e| cannot_write(&path, &e))
     }
 
     pub fn write_named(&self, name: &str, data: &[u8]) -> Result<(), String> {
-        self.write(name, data).map_err(|e| {
-            format!(
-                "cannot write `{}`: {}",
-                self.path.join(name).display(),
-                io_reason(&e)
-            )
-        })
+        self.write(name, data)
+            .map_err(|e| cannot_write(&self.path.join(name), &e))
     }
 
     /// Writes `data` to the file `name` of the directory, whole or not at all.

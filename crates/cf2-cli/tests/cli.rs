@@ -1675,25 +1675,28 @@ fn an_unreadable_pass_phrase_file_is_a_usage_error_only_when_signing() {
     );
 }
 
+/// `cf2 compile main.cf2 --out-dir out --format json` in `dir`.
+fn batch_json(dir: &Path) -> Output {
+    cf2(
+        dir,
+        &[
+            "compile",
+            "main.cf2",
+            "--out-dir",
+            "out",
+            "--format",
+            "json",
+        ],
+    )
+}
+
 /// A re-run into the same directory replaces each output, keeps its mode, and leaves no
 /// staged file behind (the replacing outputs wait on disk, not in memory, until every host
 /// has read what it reads).
 #[test]
 fn batch_rerun_replaces_outputs_and_leaves_no_staged_files() {
     let dir = project(SIMPLE);
-    let run = || {
-        cf2(
-            dir.path(),
-            &[
-                "compile",
-                "main.cf2",
-                "--out-dir",
-                "out",
-                "--format",
-                "json",
-            ],
-        )
-    };
+    let run = || batch_json(dir.path());
     assert_exit(&run(), 0);
     let out = dir.path().join("out/main.json");
     fs::write(&out, "old").unwrap();
@@ -1722,19 +1725,7 @@ fn batch_rerun_replaces_outputs_and_leaves_no_staged_files() {
 #[test]
 fn batch_failed_host_warns_of_its_stale_output() {
     let dir = project(SIMPLE);
-    let run = || {
-        cf2(
-            dir.path(),
-            &[
-                "compile",
-                "main.cf2",
-                "--out-dir",
-                "out",
-                "--format",
-                "json",
-            ],
-        )
-    };
+    let run = || batch_json(dir.path());
     assert_exit(&run(), 0);
     fs::write(dir.path().join("main.cf2"), "X => $Nope\n").unwrap();
     let o = run();

@@ -704,7 +704,8 @@ impl<'a> Evaluator<'a> {
         let path = self.slot_path(s);
         let mut d = Diagnostic::error(format!("`{path}` depends on itself: {}", names.join(" → ")))
             .resource(path.clone());
-        let mut first = true;
+        // The definition where the cycle starts, for the hint.
+        let mut first: Option<DefId> = None;
         let mut shown: Vec<Span> = Vec::new();
         for (i, x) in self.stack.iter().enumerate().skip(start).take(SHOWN) {
             // The definition of that resource whose evaluation led on, else its first.
@@ -722,9 +723,9 @@ impl<'a> Evaluator<'a> {
                     continue;
                 }
                 shown.push(site);
-                if first {
+                if first.is_none() {
                     d = d.at(site).with_label("the cycle starts here");
-                    first = false;
+                    first = Some(def);
                 } else {
                     d = d.also(site, format!("`{}` is defined here", self.slot_path(*x)));
                 }
@@ -733,14 +734,9 @@ impl<'a> Evaluator<'a> {
         d = if self.stack.len() == start + 1 && self.slot(s).defs.len() > 1 {
             // `Memory => $Memory + 8`: meant as "8 more than the imported value". The way
             // to say that depends on the kind of value the definition builds.
-            let built = shown.first().and_then(|site| {
-                self.slot(s)
-                    .defs
-                    .iter()
-                    .find_map(|d| match self.def(*d).body {
-                        Body::Expr(e, _) if self.def(*d).site == *site => Some(&e.kind),
-                        _ => None,
-                    })
+            let built = first.and_then(|def| match self.def(def).body {
+                Body::Expr(e, _) => Some(&e.kind),
+                _ => None,
             });
             let instead = match built {
                 Some(ast::ExprKind::List(_)) => format!(

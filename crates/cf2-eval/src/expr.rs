@@ -668,24 +668,9 @@ impl<'a> Evaluator<'a> {
                             ))
                             .at(cond.span);
                             // `if ($Flag)`: show where `Flag` was given its quotes.
-                            let param = |name: &str| {
-                                self.scope(sc)
-                                    .params
-                                    .as_ref()
-                                    .is_some_and(|p| p.iter().any(|(n, _)| **n == *name))
-                            };
                             if let ExprKind::Ref(id) = &cond.kind {
-                                let slot = match param(&id.name) {
-                                    true => None,
-                                    false => self.block(self.scope_root(sc)).members.get(&*id.name),
-                                };
-                                if let Some(&slot) = slot {
-                                    if let [def] = self.slot(slot).defs.as_slice() {
-                                        d = d.also(
-                                            self.def(*def).site,
-                                            format!("`{}` is given text here", id.name),
-                                        );
-                                    }
+                                if let Some(site) = self.sole_definition(&id.name, sc) {
+                                    d = d.also(site, format!("`{}` is given text here", id.name));
                                 }
                             }
                             return Err(EvalError::new(

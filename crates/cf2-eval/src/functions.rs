@@ -141,15 +141,8 @@ impl<'a> Evaluator<'a> {
                 let Some(text) = scalar_text(&v) else {
                     return Err(arg_error(call, arg, "a message", &v));
                 };
-                // An empty (or blank) message would print `error:` and nothing: say what
-                // happened instead (not for a secret: that would tell it is blank).
-                let text = if text.trim().is_empty() && !matches!(v, Val::Secret(_)) {
-                    "fail() was called with an empty message".to_string()
-                } else {
-                    text
-                };
                 Err(EvalError::new(
-                    Diagnostic::error(text)
+                    Diagnostic::error(said(text, &v, "fail"))
                         .at(call.span)
                         .with_label("fail() called here"),
                 ))
@@ -159,12 +152,7 @@ impl<'a> Evaluator<'a> {
                 let Some(text) = scalar_text(&v) else {
                     return Err(arg_error(call, arg, "a message", &v));
                 };
-                let text = if text.trim().is_empty() && !matches!(v, Val::Secret(_)) {
-                    "warn() was called with an empty message".to_string()
-                } else {
-                    text
-                };
-                let mut w = Diagnostic::warning(text).at(call.span);
+                let mut w = Diagnostic::warning(said(text, &v, "warn")).at(call.span);
                 if let Some(s) = self.stack.last() {
                     w = w.resource(self.slot_path(*s));
                 }
@@ -518,5 +506,16 @@ fn other_case(c: char, up: bool, each: impl FnMut(char)) {
         c.to_uppercase().for_each(each);
     } else {
         c.to_lowercase().for_each(each);
+    }
+}
+
+/// The message `fail()` or `warn()` gives for `text`, the text of `v`. An empty (or blank)
+/// one would print `error:` and nothing: it says what happened instead (not for a secret,
+/// where that would tell it is blank).
+fn said(text: String, v: &Val, function: &str) -> String {
+    if text.trim().is_empty() && !matches!(v, Val::Secret(_)) {
+        format!("{function}() was called with an empty message")
+    } else {
+        text
     }
 }

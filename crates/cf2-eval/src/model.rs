@@ -233,8 +233,8 @@ pub struct Record {
     pub undefined: Vec<DefId>,
     /// Definitions that repeat an earlier one word for word, and so count once.
     pub repeated: Vec<DefId>,
-    /// The mutation function whose rule decided (`max`), if one did.
-    pub function: Option<String>,
+    /// Whether a mutation function decided: `rule` is then its name (`max`).
+    pub by_function: bool,
     /// What a mutation function was given from below where another function made it
     /// (`N ~(min)> 5` over `~(max)>`s): each such value with how it was made, the
     /// innermost first. Kept apart so that a trace can show the value each function was
@@ -247,11 +247,8 @@ pub struct Record {
 #[derive(Clone, Debug)]
 pub struct Layer {
     pub value: Val,
-    pub rule: String,
-    pub used: Vec<DefId>,
-    pub overridden: Vec<DefId>,
-    pub undefined: Vec<DefId>,
-    pub repeated: Vec<DefId>,
+    /// Its own rule and definitions (its `layers` are empty: they are the record's).
+    pub made: Record,
 }
 
 impl Outcome {
@@ -271,7 +268,7 @@ impl Outcome {
     pub fn function(&mut self, name: &str) {
         if let Some(r) = &mut self.record {
             r.rule = name.to_string();
-            r.function = Some(name.to_string());
+            r.by_function = true;
         }
     }
 
@@ -280,24 +277,19 @@ impl Outcome {
     pub fn other_function_than(&self, name: &str) -> bool {
         self.record
             .as_ref()
-            .and_then(|r| r.function.as_deref())
-            .is_some_and(|f| f != name)
+            .is_some_and(|r| r.by_function && r.rule != name)
     }
 
     /// Takes in what another function made below as a layer, with the value it made.
     pub fn layer_below(&mut self, below: Outcome, value: Option<&Val>) {
         if let (Some(r), Some(b)) = (&mut self.record, below.record) {
-            let b = *b;
+            let mut made = *b;
             // Innermost first: the layers below come before this one, and are moved, not
             // copied, so a long chain of alternating functions stays linear.
-            let mut layers = b.layers;
+            let mut layers = std::mem::take(&mut made.layers);
             layers.push(Layer {
                 value: value.cloned().unwrap_or(Val::Undef),
-                rule: b.rule,
-                used: b.used,
-                overridden: b.overridden,
-                undefined: b.undefined,
-                repeated: b.repeated,
+                made,
             });
             layers.append(&mut r.layers);
             r.layers = layers;

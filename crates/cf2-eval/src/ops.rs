@@ -203,19 +203,7 @@ impl<'a> Evaluator<'a> {
         let Some(ExprKind::Ref(id)) = sides.iter().find(|x| x.span == at).map(|x| &x.kind) else {
             return e;
         };
-        let scope = self.scope(sc);
-        if scope
-            .params
-            .as_ref()
-            .is_some_and(|p| p.iter().any(|(n, _)| **n == *id.name))
-        {
-            return e;
-        }
-        let Some(&slot) = self.block(self.scope_root(sc)).members.get(&*id.name) else {
-            return e;
-        };
-        if let [def] = self.slot(slot).defs.as_slice() {
-            let site = self.def(*def).site;
+        if let Some(site) = self.sole_definition(&id.name, sc) {
             if site.file != at.file {
                 e.diag.labels.push(cf2_syntax::diagnostic::Label {
                     span: site,
@@ -224,6 +212,25 @@ impl<'a> Evaluator<'a> {
             }
         }
         e
+    }
+
+    /// Where the resource a reference `$name` reads in scope `sc` is defined, if it has
+    /// one definition (with several, which gave the value is the fold's business) and the
+    /// name is no macro parameter: for messages that point at the value's source too.
+    pub(crate) fn sole_definition(&self, name: &str, sc: ScopeId) -> Option<Span> {
+        let param = self
+            .scope(sc)
+            .params
+            .as_ref()
+            .is_some_and(|p| p.iter().any(|(n, _)| **n == *name));
+        if param {
+            return None;
+        }
+        let slot = *self.block(self.scope_root(sc)).members.get(name)?;
+        match self.slot(slot).defs.as_slice() {
+            [def] => Some(self.def(*def).site),
+            _ => None,
+        }
     }
 
     /// `64-bit`, written without spaces, reads as 64 minus `bit`: the text as written, to

@@ -3,7 +3,7 @@
 //! overrode. Built from the [`crate::model::Outcome`] the fold records for every slot.
 
 use crate::eval::Evaluator;
-use crate::model::{Body, DefId, Place, SlotId, SlotState};
+use crate::model::{Body, DefId, Place, Record, SlotId, SlotState};
 use crate::val::{quoted_preview, Val};
 use cf2_syntax::Sources;
 
@@ -12,6 +12,25 @@ use cf2_syntax::Sources;
 pub struct Provenance {
     /// The resource (`Services.OsVersion`).
     pub path: String,
+    /// Its value, the rule that decided and the definitions involved.
+    pub made: Made,
+    /// A member of a `{ ... }` literal that an inline statement read while the literal was
+    /// built, before a `~>` merged it into the resource's block (docs/semantics.md §3):
+    /// not the resource's final value, which has an entry of its own under the same path.
+    pub before_merge: bool,
+    /// Where a mutation function was given a value another function made (`N ~(min)> 5`
+    /// over `~(max)>`s), that value and how it was made, outermost first: the `used`
+    /// definitions of `made` are those of the top function alone.
+    pub below: Vec<Made>,
+    /// Where the value is a block made for another resource (`Web => $Defaults`), that
+    /// resource's path: the block's members have their entries under it.
+    pub block_of: Option<String>,
+}
+
+/// How a value was made, as a trace shows it: a resource's own ([`Provenance::made`]), or a
+/// value a mutation function was given from below ([`Provenance::below`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Made {
     /// The value as traces show it (secrets redacted).
     pub value: String,
     /// The rule that decided (`assignment`, `merge`, `max`, `final`, ...).
@@ -23,31 +42,6 @@ pub struct Provenance {
     /// Definitions evaluated that gave no value, so lower ones showed through.
     pub undefined: Vec<Origin>,
     /// Definitions that repeat an earlier one word for word, and so count once.
-    pub repeated: Vec<Origin>,
-    /// A member of a `{ ... }` literal that an inline statement read while the literal was
-    /// built, before a `~>` merged it into the resource's block (docs/semantics.md §3):
-    /// not the resource's final value, which has an entry of its own under the same path.
-    pub before_merge: bool,
-    /// Where a mutation function was given a value another function made (`N ~(min)> 5`
-    /// over `~(max)>`s), that value and how it was made, outermost first: the `used`
-    /// definitions above are those of the top function alone.
-    pub below: Vec<Below>,
-    /// Where the value is a block made for another resource (`Web => $Defaults`), that
-    /// resource's path: the block's members have their entries under it.
-    pub block_of: Option<String>,
-}
-
-/// A value a mutation function was given from below, made by another rule (see
-/// [`Provenance::below`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Below {
-    /// The value as traces show it.
-    pub value: String,
-    /// The rule that made it (`max`).
-    pub rule: String,
-    pub used: Vec<Origin>,
-    pub overridden: Vec<Origin>,
-    pub undefined: Vec<Origin>,
     pub repeated: Vec<Origin>,
 }
 
@@ -65,12 +59,14 @@ impl Provenance {
     fn hidden() -> Provenance {
         Provenance {
             path: "‹a resource selected by a secret›".to_string(),
-            value: "‹secret›".to_string(),
-            rule: "not shown".to_string(),
-            used: Vec::new(),
-            overridden: Vec::new(),
-            undefined: Vec::new(),
-            repeated: Vec::new(),
+            made: Made {
+                value: "‹secret›".to_string(),
+                rule: "not shown".to_string(),
+                used: Vec::new(),
+                overridden: Vec::new(),
+                undefined: Vec::new(),
+                repeated: Vec::new(),
+            },
             before_merge: false,
             below: Vec::new(),
             block_of: None,
@@ -136,28 +132,19 @@ impl<'a> Evaluator<'a> {
                 // files (agreed on member by member): the merged entry lists it.
                 LiteralMember::Compared => continue,
             };
-            let origins =
-                |defs: &[DefId]| -> Vec<Origin> { defs.iter().map(|d| self.origin(*d)).collect() };
-            let (used, repeated) = self.used_and_repeated(&o.used, &o.repeated);
+            // A list holding a block a secret selector picked: its length and order may
+            // depend on the secret (`~(remove)>` took the block out or not).
+            let value = if matches!(v, Val::List(_)) && self.selected_origin_in(v).is_some() {
+                "a list holding what a secret selected".to_string()
+            } else {
+                preview(v)
+            };
+            let made = self.made_by(value, o);
             let below = o
                 .layers
                 .iter()
                 .rev()
-                .map(|l| {
-                    let (used, repeated) = self.used_and_repeated(&l.used, &l.repeated);
-                    Below {
-                        value: preview(&l.value),
-                        rule: if l.rule.is_empty() {
-                            "no value".to_string()
-                        } else {
-                            l.rule.clone()
-                        },
-                        used,
-                        overridden: origins(&l.overridden),
-                        undefined: origins(&l.undefined),
-                        repeated,
-                    }
-                })
+                .map(|l| self.made_by(preview(&l.value), &l.made))
                 .collect();
             let path = self.slot_path(*s);
             // Not for a block a secret selector picked: its path would say which it is.
@@ -169,22 +156,7 @@ impl<'a> Evaluator<'a> {
             };
             out.push(Provenance {
                 path,
-                // A list holding a block a secret selector picked: its length and order may
-                // depend on the secret (`~(remove)>` took the block out or not).
-                value: if matches!(v, Val::List(_)) && self.selected_origin_in(v).is_some() {
-                    "a list holding what a secret selected".to_string()
-                } else {
-                    preview(v)
-                },
-                rule: if o.rule.is_empty() {
-                    "no value".to_string()
-                } else {
-                    o.rule.clone()
-                },
-                used,
-                overridden: origins(&o.overridden),
-                undefined: origins(&o.undefined),
-                repeated,
+                made,
                 before_merge,
                 below,
                 block_of,
@@ -196,31 +168,32 @@ impl<'a> Evaluator<'a> {
         // A member merged by value from a block shown under the same path (`J ~> import(f)`:
         // the import's `Z` is `J.Z` too) says again what that block's entry says.
         let again = |p: &Provenance| {
-            !p.used.is_empty()
-                && p.overridden.is_empty()
-                && p.undefined.is_empty()
-                && p.used
+            let m = &p.made;
+            !m.used.is_empty()
+                && m.overridden.is_empty()
+                && m.undefined.is_empty()
+                && m.used
                     .iter()
                     .all(|o| o.value_of.as_deref() == Some(p.path.as_str()))
         };
         if out.iter().any(again) {
             let shown: std::collections::HashSet<(String, String)> = out
                 .iter()
-                .filter(|p| p.used.iter().all(|o| o.value_of.is_none()))
-                .map(|p| (p.path.clone(), p.value.clone()))
+                .filter(|p| p.made.used.iter().all(|o| o.value_of.is_none()))
+                .map(|p| (p.path.clone(), p.made.value.clone()))
                 .collect();
-            out.retain(|p| !(again(p) && shown.contains(&(p.path.clone(), p.value.clone()))));
+            out.retain(|p| !(again(p) && shown.contains(&(p.path.clone(), p.made.value.clone()))));
         }
         // An overridden definition evaluated for a literal's own member is not "never
         // evaluated": say where it was.
         let read: Vec<cf2_syntax::Span> = out
             .iter()
             .filter(|p| p.before_merge)
-            .flat_map(|p| p.used.iter().map(|o| o.span))
+            .flat_map(|p| p.made.used.iter().map(|o| o.span))
             .collect();
         if !read.is_empty() {
             for p in out.iter_mut().filter(|p| !p.before_merge) {
-                for o in &mut p.overridden {
+                for o in &mut p.made.overridden {
                     o.read_before_merge = read.contains(&o.span);
                 }
             }
@@ -233,13 +206,15 @@ impl<'a> Evaluator<'a> {
         self.provenance().iter().map(render_trace).collect()
     }
 
-    /// The origins of definitions used and repeated. One statement reached along two paths
-    /// (a file merged into two blocks) is one definition to the reader: its copies are
-    /// repeats, not values of their own.
-    fn used_and_repeated(&self, used: &[DefId], repeated: &[DefId]) -> (Vec<Origin>, Vec<Origin>) {
+    /// What a record says, as a trace shows it, with `value` for the value it made. One
+    /// statement reached along two paths (a file merged into two blocks) is one definition
+    /// to the reader: its copies are repeats, not values of their own.
+    fn made_by(&self, value: String, r: &Record) -> Made {
+        let origins =
+            |defs: &[DefId]| -> Vec<Origin> { defs.iter().map(|d| self.origin(*d)).collect() };
         let mut shown: Vec<Origin> = Vec::new();
-        let mut repeats: Vec<Origin> = repeated.iter().map(|d| self.origin(*d)).collect();
-        for origin in used.iter().map(|d| self.origin(*d)) {
+        let mut repeats = origins(&r.repeated);
+        for origin in origins(&r.used) {
             let copy = shown.iter().any(|u| {
                 u.span == origin.span
                     && u.op == origin.op
@@ -252,7 +227,18 @@ impl<'a> Evaluator<'a> {
                 shown.push(origin);
             }
         }
-        (shown, repeats)
+        Made {
+            value,
+            rule: if r.rule.is_empty() {
+                "no value".to_string()
+            } else {
+                r.rule.clone()
+            },
+            used: shown,
+            overridden: origins(&r.overridden),
+            undefined: origins(&r.undefined),
+            repeated: repeats,
+        }
     }
 
     /// Whether the slot lies in a block literal that a `~>` merged as written into
@@ -368,21 +354,17 @@ pub fn render_trace(p: &Provenance) -> String {
     } else {
         ""
     };
-    let mut entry = format!("eval: {} = {}  [{}{when}]", p.path, p.value, p.rule);
-    render_origins(
-        &mut entry,
-        &p.path,
-        &p.used,
-        &p.overridden,
-        &p.undefined,
-        &p.repeated,
+    let mut entry = format!(
+        "eval: {} = {}  [{}{when}]",
+        p.path, p.made.value, p.made.rule
     );
+    render_origins(&mut entry, &p.path, &p.made);
     if let Some(home) = &p.block_of {
         entry.push_str(&format!(
             "\n  members  listed under `{home}`: this value is the block made there"
         ));
     }
-    let mut above = p.used.len();
+    let mut above = p.made.used.len();
     for b in &p.below {
         let given = if above == 1 {
             "the mutation above was"
@@ -394,28 +376,21 @@ pub fn render_trace(p: &Provenance) -> String {
             b.value, b.rule
         ));
         above = b.used.len();
-        render_origins(
-            &mut entry,
-            &p.path,
-            &b.used,
-            &b.overridden,
-            &b.undefined,
-            &b.repeated,
-        );
+        render_origins(&mut entry, &p.path, b);
     }
     // Quoted source text reaches the terminal: its control characters are shown, not run.
     cf2_syntax::visible(&entry).into_owned()
 }
 
 /// The lines of one entry (or of one value below it) that say which definitions made it.
-fn render_origins(
-    entry: &mut String,
-    path: &str,
-    used: &[Origin],
-    overridden: &[Origin],
-    undefined: &[Origin],
-    repeated: &[Origin],
-) {
+fn render_origins(entry: &mut String, path: &str, made: &Made) {
+    let Made {
+        used,
+        overridden,
+        undefined,
+        repeated,
+        ..
+    } = made;
     // A value merged from a block shown under this same path (`J ~> import(f)`) is not
     // "the value of" the entry itself: it is what was merged.
     let line = |o: &Origin| {

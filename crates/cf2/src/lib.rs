@@ -17,7 +17,7 @@ pub use cf2_eval::external::{
     Arg, CallContext, Function, FunctionProvider, Location, Mutation, NativeFunction, ParamType,
     Unevaluated,
 };
-pub use cf2_eval::{Below, Host, Loader, MemoryHost, Options, Origin, Provenance};
+pub use cf2_eval::{Host, Loader, Made, MemoryHost, Options, Origin, Provenance};
 pub use cf2_output::{Format, OutputError};
 pub use cf2_syntax::{Diagnostic, Severity};
 pub use cf2_value::{Block, Number, Value};

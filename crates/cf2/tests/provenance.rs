@@ -1,27 +1,32 @@
 //! The provenance the evaluator records for each resource (the base of `-Deval` and of a
 //! future `explain`): which definition won, from which file and line, and what it overrode.
 
-use cf2::{Compiler, MemoryHost};
+use cf2::{Compiler, Config, MemoryHost};
+
+/// `main.cf2` of `host`, compiled with the trace recorded.
+fn traced(host: MemoryHost) -> Config {
+    let mut compiler = Compiler::with_host(host);
+    compiler.options_mut().trace = true;
+    compiler.compile_file("main.cf2").unwrap()
+}
 
 #[test]
 fn records_winner_and_overridden_definitions() {
     let host = MemoryHost::new()
         .with_file("main.cf2", "import(base)\nPort => 8080\n")
         .with_file("base.cf2", "Port => 80\nName => web\n");
-    let mut compiler = Compiler::with_host(host);
-    compiler.options_mut().trace = true;
-    let config = compiler.compile_file("main.cf2").unwrap();
+    let config = traced(host);
     let port = config.explain("Port").expect("Port was evaluated");
-    assert_eq!(port.value, "8080");
-    assert_eq!(port.rule, "assignment");
-    assert_eq!(port.used.len(), 1);
-    assert_eq!(port.used[0].location, "main.cf2:2:1");
-    assert_eq!(port.used[0].op, "=>");
-    assert_eq!(port.used[0].text, "Port => 8080");
-    assert_eq!(port.overridden.len(), 1);
-    assert_eq!(port.overridden[0].location, "base.cf2:1:1");
+    assert_eq!(port.made.value, "8080");
+    assert_eq!(port.made.rule, "assignment");
+    assert_eq!(port.made.used.len(), 1);
+    assert_eq!(port.made.used[0].location, "main.cf2:2:1");
+    assert_eq!(port.made.used[0].op, "=>");
+    assert_eq!(port.made.used[0].text, "Port => 8080");
+    assert_eq!(port.made.overridden.len(), 1);
+    assert_eq!(port.made.overridden[0].location, "base.cf2:1:1");
     let name = config.explain("Name").unwrap();
-    assert!(name.overridden.is_empty());
+    assert!(name.made.overridden.is_empty());
 }
 
 #[test]
@@ -30,13 +35,11 @@ fn records_combined_definitions() {
         .with_file("main.cf2", "import(a)\nimport(b)\n")
         .with_file("a.cf2", "Disk ~(sum)> 10\n")
         .with_file("b.cf2", "Disk ~(sum)> 20\n");
-    let mut compiler = Compiler::with_host(host);
-    compiler.options_mut().trace = true;
-    let config = compiler.compile_file("main.cf2").unwrap();
+    let config = traced(host);
     let disk = config.explain("Disk").unwrap();
-    assert_eq!(disk.value, "30");
-    assert_eq!(disk.rule, "sum");
-    let places: Vec<&str> = disk.used.iter().map(|o| o.location.as_str()).collect();
+    assert_eq!(disk.made.value, "30");
+    assert_eq!(disk.made.rule, "sum");
+    let places: Vec<&str> = disk.made.used.iter().map(|o| o.location.as_str()).collect();
     assert_eq!(places, ["a.cf2:1:1", "b.cf2:1:1"]);
 }
 
@@ -55,9 +58,7 @@ fn explain_gives_the_merged_member_not_the_literal_one() {
         .with_file("main.cf2", "import(a)\nWeb.Tls => false\n")
         .with_file("a.cf2", "Web ~> { import(web) }\n")
         .with_file("web.cf2", "Tls => false\nif ($Tls) then { Extra => 1 }\n");
-    let mut compiler = Compiler::with_host(host);
-    compiler.options_mut().trace = true;
-    let config = compiler.compile_file("main.cf2").unwrap();
+    let config = traced(host);
     let entries: Vec<bool> = config
         .provenance()
         .iter()
@@ -67,8 +68,8 @@ fn explain_gives_the_merged_member_not_the_literal_one() {
     assert_eq!(entries, [true, false]);
     let tls = config.explain("Web.Tls").expect("Web.Tls was evaluated");
     assert!(!tls.before_merge);
-    assert_eq!(tls.used[0].location, "main.cf2:2:1");
-    assert_eq!(tls.overridden[0].location, "web.cf2:1:1");
+    assert_eq!(tls.made.used[0].location, "main.cf2:2:1");
+    assert_eq!(tls.made.overridden[0].location, "web.cf2:1:1");
 }
 
 /// A chain that mixes functions: the top function's own definitions, then the value it
@@ -78,12 +79,10 @@ fn a_value_another_function_made_below_is_a_layer_of_its_own() {
     let host = MemoryHost::new()
         .with_file("main.cf2", "import(a)\nN ~(min)> 5\n")
         .with_file("a.cf2", "N ~(max)> 3 ~(max)> 7\n");
-    let mut compiler = Compiler::with_host(host);
-    compiler.options_mut().trace = true;
-    let config = compiler.compile_file("main.cf2").unwrap();
+    let config = traced(host);
     let n = config.explain("N").unwrap();
-    assert_eq!((n.value.as_str(), n.rule.as_str()), ("5", "min"));
-    let top: Vec<&str> = n.used.iter().map(|o| o.location.as_str()).collect();
+    assert_eq!((n.made.value.as_str(), n.made.rule.as_str()), ("5", "min"));
+    let top: Vec<&str> = n.made.used.iter().map(|o| o.location.as_str()).collect();
     assert_eq!(top, ["main.cf2:2:1"]);
     assert_eq!(n.below.len(), 1);
     let below = &n.below[0];
@@ -92,12 +91,10 @@ fn a_value_another_function_made_below_is_a_layer_of_its_own() {
     assert_eq!(mutations, [Some(2), Some(1)]);
     // The same function down the chain is one fold: no layer.
     let host = MemoryHost::new().with_file("main.cf2", "N ~(max)> 3 ~(max)> 7\n");
-    let mut compiler = Compiler::with_host(host);
-    compiler.options_mut().trace = true;
-    let config = compiler.compile_file("main.cf2").unwrap();
+    let config = traced(host);
     let n = config.explain("N").unwrap();
     assert!(n.below.is_empty());
-    assert_eq!(n.used.len(), 2);
+    assert_eq!(n.made.used.len(), 2);
 }
 
 /// A block taken by reference is the referred resource's block: the entry says where its
@@ -108,9 +105,7 @@ fn a_block_taken_by_reference_names_where_its_members_are() {
         "main.cf2",
         "D => { P => 80 }\nW => $D\nS => { F => $D }\nOwn ~> $D\nOwn ~> { Q => 1 }\nAlone ~> $D\n",
     );
-    let mut compiler = Compiler::with_host(host);
-    compiler.options_mut().trace = true;
-    let config = compiler.compile_file("main.cf2").unwrap();
+    let config = traced(host);
     assert_eq!(config.explain("W").unwrap().block_of.as_deref(), Some("D"));
     assert_eq!(
         config.explain("S.F").unwrap().block_of.as_deref(),

@@ -528,7 +528,7 @@ fn traces_show_secrets_redacted_with_their_origin() {
     // The explain records are the same.
     let p = c.explain("Dsn").expect("Dsn was evaluated");
     assert_eq!(
-        p.value,
+        p.made.value,
         "‹secret computed from mydb.kdbx:Servers.db1.Password›"
     );
     no_secret(&format!("{:?}", c.provenance()));

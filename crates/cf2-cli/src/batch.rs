@@ -74,7 +74,8 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
         return ExitCode::from(1);
     }
     let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
+        // A thread per job is started at once, so more jobs than hosts would only cost.
+        .num_threads(usize::from(args.jobs.unwrap_or(0)).min(args.files.len()))
         .build()
     {
         Ok(p) => p,
@@ -466,10 +467,18 @@ fn list_files(files: &[&Path]) -> String {
     text
 }
 
+/// The output's NAME: the input's file name without `.cf2` (or a signed `.cf2.asc`). Any
+/// other extension is part of the name, as host files are often named by their host
+/// (`db.example.org` writes `db.example.org.json`, not `db.example.json`).
 fn stem(file: &Path) -> String {
-    file.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".to_string())
+    let Some(name) = file.file_name().map(|s| s.to_string_lossy()) else {
+        return "out".to_string();
+    };
+    [".cf2.asc", ".cf2"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext).filter(|s| !s.is_empty()))
+        .unwrap_or(&name)
+        .to_string()
 }
 
 /// A host's `-Deval` entries, headed by its file: hosts share resource names.

@@ -42,13 +42,17 @@ struct Cli {
     command: Command,
 }
 
+/// The most `-j` may ask for: each job is a thread started at once with a large stack, and
+/// 20,000 of them took the machine's memory (454 GB of address space) without compiling.
+const MAX_JOBS: i64 = 1024;
+
 #[derive(Subcommand)]
 enum Command {
     /// Compile configuration files.
     ///
     /// With one FILE, the configuration goes to standard output in cf2 format, or to the
     /// outputs given with -o. With --out-dir, every FILE is compiled (in parallel) into
-    /// DIR/NAME.FORMAT (NAME: FILE's name without its extension; FORMAT as given, in lower
+    /// DIR/NAME.FORMAT (NAME: FILE's name without `.cf2`; FORMAT as given, in lower
     /// case, so `--format yml` writes NAME.yml and `--format YAML` NAME.yaml). No output
     /// may replace a file the compile reads.
     Compile(CompileArgs),
@@ -106,9 +110,11 @@ pub struct CompileArgs {
     #[arg(short = 'F', long = "function-path", value_name = "DIR:DIR...")]
     function_path: Vec<String>,
 
-    /// Parallel jobs for --out-dir (default: the number of cores).
-    #[arg(short = 'j', long, value_name = "N", requires = "out_dir")]
-    jobs: Option<usize>,
+    /// Parallel jobs for --out-dir: 1 to 1024, never more than there are files (default,
+    /// and 0: the number of cores).
+    #[arg(short = 'j', long, value_name = "N", requires = "out_dir",
+          value_parser = clap::value_parser!(u16).range(0..=MAX_JOBS))]
+    jobs: Option<u16>,
 
     /// Confine file access: every file an import or read() finds (KeePass databases
     /// included) must be inside DIR, once symbolic links are resolved. Repeatable.

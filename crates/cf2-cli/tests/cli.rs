@@ -1763,3 +1763,22 @@ fn batch_syntax_error_in_a_shared_file_printed_once() {
         "{err}"
     );
 }
+
+/// `-j` has a ceiling: each job is a thread started at once, and `-j 20000` took the
+/// machine's memory for 27 minutes of CPU on a batch of two hosts (found by the batch audit).
+#[test]
+fn jobs_above_the_ceiling_are_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "--out-dir", "out", "-j", "20000"],
+    );
+    assert_usage_error(dir.path(), &o, "20000 is not in 0..=1024");
+    // At the ceiling, a batch of one host starts one thread and compiles.
+    let o = cf2(
+        dir.path(),
+        &["compile", "main.cf2", "--out-dir", "out", "-j", "1024"],
+    );
+    assert_exit(&o, 0);
+    assert!(dir.path().join("out/main.json").exists());
+}

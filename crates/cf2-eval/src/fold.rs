@@ -2430,7 +2430,14 @@ impl<'a> Evaluator<'a> {
             .hint(if by_reference {
                 format!("decide where the blocks are merged: assign `{path}` there, or have every definition use the same commutative function (`~(max)>`, `~(sum)>`, `~(union)>`)")
             } else if blocks {
-                format!("blocks from files that do not import each other combine when every definition merges: write `{path} ~> {{ ... }}` instead of `{path} => {{ ... }}`, or assign `{path}` in a file that imports them all")
+                // As the `=>` is written: in a file imported inline into a block (`Site => {
+                // import(a) }`), `Site.Svc ~> ...` would define `Site.Site.Svc`.
+                let written = tops
+                    .iter()
+                    .find(|d| matches!(self.def(**d).op, Op::Assign))
+                    .and_then(|d| self.written_path(self.def(*d).site))
+                    .unwrap_or_else(|| path.to_string());
+                format!("blocks from files that do not import each other combine when every definition merges: write `{written} ~> {{ ... }}` instead of `{written} => {{ ... }}`, or assign `{path}` in a file that imports them all")
             } else {
                 format!("decide in a file that imports them all: assign `{path}` there, or have every definition use the same commutative function (`~(max)>`, `~(sum)>`, `~(union)>`)")
             })

@@ -14,6 +14,8 @@ use std::rc::Rc;
 /// The note of a message about a regex made with a secret (invalid, or its matching given
 /// up), which shows the secret's redaction instead of the pattern.
 const PATTERN_NOT_SHOWN: &str = "the pattern is not shown, because it contains a secret";
+/// The start of the label that shows a macro call an error came through.
+const IN_MACRO_CALL: &str = "in this call of macro ";
 
 /// What a message about a matching given up must not show: the pattern, when it is a
 /// secret (shown as this redaction instead), and anything about the text, when it is.
@@ -819,11 +821,15 @@ impl<'a> Evaluator<'a> {
             return e;
         };
         let body = mc.body;
-        let inside = e
-            .diag
-            .span
-            .is_some_and(|s| s.file == body.file && s.start >= body.start && s.end <= body.end);
-        let message = format!("in this call of macro `{}`", mc.name);
+        let within = |s: Span| s.file == body.file && s.start >= body.start && s.end <= body.end;
+        // Or in a macro this body calls: the chain of calls is shown out to the user's own
+        // call, which is the one that gave the arguments.
+        let inside = e.diag.span.is_some_and(within)
+            || e.diag
+                .labels
+                .iter()
+                .any(|l| within(l.span) && l.message.starts_with(IN_MACRO_CALL));
+        let message = format!("{IN_MACRO_CALL}`{}`", mc.name);
         if inside
             && !e
                 .diag

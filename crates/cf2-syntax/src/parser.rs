@@ -499,8 +499,30 @@ impl<'a> Parser<'a> {
             return;
         }
         let left_open = self.brackets.len();
+        // Where the statement went wrong: a quote on that line that runs past it is most
+        // likely an apostrophe written in quoted text (`'it's here'`), not an opening one.
+        let wrong_at = self.lex.resume_pos();
         loop {
             let t = self.lex.peek_nth(0);
+            if matches!(t.kind, Tok::SQuoted | Tok::SQuoteOpen) {
+                let src = self.lex.src();
+                // Not the token found unexpected, which is quoted text where the error says so.
+                let same_line = t.start > wrong_at
+                    && src
+                        .get(wrong_at..t.start)
+                        .is_some_and(|before| !before.contains('\n'));
+                let line_end = src
+                    .get(t.start..)
+                    .and_then(|rest| rest.find('\n'))
+                    .map(|i| t.start + i)
+                    .filter(|end| *end < t.end || t.kind == Tok::SQuoteOpen);
+                if let (true, Some(end)) = (same_line, line_end) {
+                    // Skipped with the rest of its line, so the statements the quote would
+                    // swallow are parsed (and their own errors reported).
+                    self.lex.reset(end);
+                    continue;
+                }
+            }
             match t.kind {
                 Tok::Eof => return,
                 Tok::Newline | Tok::Comma if self.brackets.len() <= h0 => return,

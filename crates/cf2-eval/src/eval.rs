@@ -1038,7 +1038,29 @@ impl<'a> Evaluator<'a> {
             .iter()
             .filter(|(_, slot)| current != Some(**slot))
             .map(|(k, _)| &**k);
-        if let Some(s) = cf2_syntax::diagnostic::did_you_mean(name, names) {
+        // `$my-name`: a `-` right after the name, then a word, is a subtraction.
+        let hyphened = self
+            .file(at.file)
+            .and_then(|f| f.source.text.get(at.end as usize..))
+            .and_then(|rest| rest.strip_prefix('-'))
+            .map(|rest| {
+                rest.chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect::<String>()
+            })
+            .filter(|word| word.starts_with(char::is_alphabetic));
+        if let Some(word) = hyphened {
+            let joined = format!("{name}_{word}");
+            let exists = self.block(b).members.keys().any(|k| **k == *joined);
+            d = d.hint(format!(
+                "names cannot contain `-`, so `{name}-{word}` is read as `{name} - {word}`{}",
+                if exists {
+                    format!(": did you mean `{joined}`?")
+                } else {
+                    String::new()
+                }
+            ));
+        } else if let Some(s) = cf2_syntax::diagnostic::did_you_mean(name, names) {
             d = d.hint(format!("did you mean `{s}`?"));
         } else if building.is_some() {
             d = d.note(

@@ -864,7 +864,12 @@ impl<'a> Evaluator<'a> {
             ));
         } else if let Some(near) = self.similar_file(&dirs, &rel, cf2_ext, importer) {
             d = d.hint(format!("did you mean `{near}`?"));
-        } else if self.host.env_var("CF2PATH").is_none() && !name.starts_with('/') {
+        } else if self.host.env_var("CF2PATH").is_none()
+            // Names that CF2PATH is never searched for (absolute, `./`, `project:`).
+            && !name.starts_with('/')
+            && !name.starts_with("./")
+            && split_project(name).is_none()
+        {
             // `read()` searches as `import` does (docs/semantics.md §13), CF2PATH included.
             d = d.hint("set CF2PATH to a colon-separated list of directories to search");
         }

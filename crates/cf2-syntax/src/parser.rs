@@ -2851,6 +2851,23 @@ impl<'a> Parser<'a> {
                 return d.hint(h);
             }
         }
+        let src = self.lex.src();
+        let word = src.get(n.start..n.end).unwrap_or("");
+        // `/a/i`: the flags Perl writes after a pattern (the value may be the match
+        // `$X =~ /a/`, so the `/` is looked for in the text).
+        if n.kind == Tok::Word
+            && n.start > 0
+            && src.get(n.start - 1..n.start) == Some("/")
+            && !word.is_empty()
+            && word.chars().all(|c| "imsxgn".contains(c))
+        {
+            let inline: String = word.chars().filter(|c| "imsx".contains(*c)).collect();
+            return d.hint(if inline.is_empty() {
+                "a regular expression takes no flags after its closing `/`".to_string()
+            } else {
+                format!("a regular expression takes no flags after its closing `/`: write them at its start, as in `/(?{inline}).../`")
+            });
+        }
         if let (ExprKind::Regex(_), Tok::Word) = (&v.kind, n.kind) {
             if n.start == v.span.end as usize {
                 // `/var/log/nginx`: `/var/` read as a regular expression.
@@ -2883,20 +2900,46 @@ impl<'a> Parser<'a> {
             }
         }
         match &v.kind {
-            ExprKind::String(_) | ExprKind::Literal(_) if spans_lines => d.also(
-                v.span,
-                "this quoted text runs over several lines: is a closing quote missing?",
-            ),
+            ExprKind::String(_) | ExprKind::Literal(_) if spans_lines => {
+                let d = d.also(
+                    v.span,
+                    "this quoted text runs over several lines: is a closing quote missing?",
+                );
+                // `'C:\'`: the `\'` meant to end the text, with a backslash before it.
+                let first_line = src
+                    .get(v.span.start as usize..v.span.end as usize)
+                    .and_then(|t| t.lines().next())
+                    .unwrap_or("");
+                match first_line
+                    .strip_suffix("\\'")
+                    .or(first_line.strip_suffix("\\\""))
+                {
+                    Some(text) if !text.ends_with('\\') => {
+                        let q = first_line.chars().last().unwrap_or('\'');
+                        d.hint(format!(
+                            "`\\{q}` is a `{q}` inside the text, not its end: to end the text with a backslash, write `\\\\{q}` (`{}\\\\{q}`)",
+                            shorten(text)
+                        ))
+                    }
+                    _ => d,
+                }
+            }
             ExprKind::Literal(_) if matches!(n.kind, Tok::Word | Tok::Number) => {
                 d.hint("text containing spaces must be quoted, e.g. `'two words'`")
             }
             // `2nd`: a number, then a word right after it.
             ExprKind::Number(_) if n.kind == Tok::Word && n.start == v.span.end as usize => {
-                let text = self
-                    .lex
-                    .src()
-                    .get(v.span.start as usize..n.end)
-                    .unwrap_or_default();
+                let text = src.get(v.span.start as usize..n.end).unwrap_or_default();
+                // `1.5e3`, `2E-4`: a number in the exponent form CF2 does not have.
+                let in_full = word
+                    .starts_with(['e', 'E'])
+                    .then(|| exponent_number(src.get(v.span.start as usize..).unwrap_or_default()))
+                    .flatten();
+                if let Some((exponent, full)) = in_full {
+                    return d.hint(format!(
+                        "numbers are written without an exponent: `{full}` for `{exponent}`, or `'{exponent}'` for the text"
+                    ));
+                }
                 d.hint(format!(
                     "text that starts with a digit must be quoted: `'{text}'`"
                 ))
@@ -2904,6 +2947,31 @@ impl<'a> Parser<'a> {
             _ => d,
         }
     }
+}
+
+/// The number in exponent form at the start of `text` (`1.5e3`, `2E-4`), if it is one and
+/// ends there, with the number written in full (`1500`), unless that is too long to be of
+/// help.
+fn exponent_number(text: &str) -> Option<(&str, String)> {
+    let mantissa = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let rest = text.get(mantissa..)?;
+    let sign = usize::from(rest.get(1..2).is_some_and(|c| c == "+" || c == "-"));
+    let digits = rest
+        .get(1 + sign..)?
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len() - 1 - sign);
+    let end = mantissa + 1 + sign + digits;
+    let after = text.get(end..).and_then(|t| t.chars().next());
+    if digits == 0 || after.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+        return None;
+    }
+    let exponent = text.get(..end)?;
+    let full = exponent
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())?
+        .to_string();
+    (full.len() <= 24).then_some((exponent, full))
 }
 
 /// Whether `c` ends a run of unquoted text a hint suggests quoting (`http://x`,

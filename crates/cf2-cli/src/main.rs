@@ -31,7 +31,7 @@ mod start;
 use clap::{Args, Parser, Subcommand};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -61,8 +61,13 @@ enum Command {
 #[derive(Args)]
 pub struct CompileArgs {
     /// The configuration file(s) to compile.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "files_from", value_name = "FILE")]
     files: Vec<PathBuf>,
+
+    /// Compile the files listed in LIST too, one name per line (`-`: standard input), for
+    /// fleets whose names would pass the system's limit on a command line. Needs --out-dir.
+    #[arg(long, value_name = "LIST", requires = "out_dir")]
+    files_from: Option<PathBuf>,
 
     /// Write the resource at PATH (default: the whole configuration) to NAME, in the format
     /// of NAME's extension (cf2, json, pl, yaml, yml, toml; none: cf2). `-` is standard
@@ -429,6 +434,26 @@ fn signing_options_without_sign(args: &CompileArgs) -> Vec<&'static str> {
     .collect()
 }
 
+/// The files `--files-from LIST` names: one per line, as written (a name may hold spaces);
+/// empty lines are skipped, and so is the `\r` of a line ending written on Windows.
+fn files_listed(list: &Path) -> Result<Vec<PathBuf>, String> {
+    let text = if list == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map(|_| text)
+            .map_err(|e| format!("cannot read the list of files from standard input: {e}"))?
+    } else {
+        std::fs::read_to_string(list)
+            .map_err(|e| format!("cannot read the list of files `{}`: {e}", list.display()))?
+    };
+    Ok(text
+        .lines()
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .filter(|line| !line.is_empty())
+        .map(PathBuf::from)
+        .collect())
+}
+
 /// gpg and KeePass settings (docs/security.md).
 fn security(args: &CompileArgs) -> Result<cf2::Security, String> {
     let passphrase = match (&args.gpg_pass, &args.gpg_pass_file) {
@@ -460,7 +485,16 @@ fn security(args: &CompileArgs) -> Result<cf2::Security, String> {
     }))
 }
 
-fn compile(args: CompileArgs) -> ExitCode {
+fn compile(mut args: CompileArgs) -> ExitCode {
+    if let Some(list) = &args.files_from {
+        match files_listed(list) {
+            Ok(files) => args.files.extend(files),
+            Err(e) => return usage_error(&e),
+        }
+        if args.files.is_empty() {
+            return usage_error(&format!("--files-from `{}` lists no file", list.display()));
+        }
+    }
     let opts = match options(&args) {
         Ok(o) => o,
         Err(e) => return usage_error(&e),

@@ -1782,3 +1782,72 @@ fn jobs_above_the_ceiling_are_a_usage_error() {
     assert_exit(&o, 0);
     assert!(dir.path().join("out/main.json").exists());
 }
+
+/// `--files-from LIST` adds the files LIST names, one per line, to those of the command
+/// line: a fleet of 150,000 hosts does not fit in the system's limit on arguments.
+#[test]
+fn files_from_lists_the_hosts_one_per_line() {
+    let dir = project("A => 0\n");
+    write_files(
+        dir.path(),
+        &[
+            ("hosts/web 1.cf2", "A => 1\n"),
+            ("hosts/db.example.org.cf2", "A => 2\n"),
+            // A name with a space, a Windows line ending and an empty line.
+            ("list", "hosts/web 1.cf2\r\n\nhosts/db.example.org.cf2\n"),
+        ],
+    );
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile",
+            "main.cf2",
+            "--files-from",
+            "list",
+            "--out-dir",
+            "out",
+        ],
+    );
+    assert_exit(&o, 0);
+    for (name, value) in [("main", 0), ("web 1", 1), ("db.example.org", 2)] {
+        let text = fs::read_to_string(dir.path().join(format!("out/{name}.json"))).unwrap();
+        assert_eq!(text.trim(), format!("{{\n  \"A\": {value}\n}}"), "{name}");
+    }
+
+    // `-`: the list comes on standard input, and FILE may be left out.
+    let mut c = cf2_command(
+        dir.path(),
+        &["compile", "--files-from", "-", "--out-dir", "piped"],
+    );
+    c.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"hosts/db.example.org.cf2\n").unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_exit(&o, 0);
+    assert!(dir.path().join("piped/db.example.org.json").exists());
+
+    // A list that cannot be read, or lists nothing, is a wrong command line.
+    let fresh = project("A => 0\n");
+    let o = cf2(
+        fresh.path(),
+        &["compile", "--files-from", "missing", "--out-dir", "out"],
+    );
+    assert_usage_error(fresh.path(), &o, "cannot read the list of files `missing`");
+    let o = cf2_command(
+        fresh.path(),
+        &["compile", "--files-from", "-", "--out-dir", "out"],
+    )
+    .stdin(std::process::Stdio::null())
+    .output()
+    .unwrap();
+    assert_usage_error(fresh.path(), &o, "--files-from `-` lists no file");
+    // Without --out-dir, one output for many hosts would not do.
+    let o = cf2(dir.path(), &["compile", "--files-from", "list"]);
+    assert_exit(&o, 2);
+}

@@ -484,6 +484,14 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
     // Temporary files are created private (0600); an output is an ordinary file, so it is
     // created 0666 and the umask decides, as for any file a program writes.
     let mut builder = tempfile::Builder::new();
+    // Named after the output and this process, so that a batch that finds one left by a
+    // process killed before it renamed it knows it for what it is ([`stale_staged`]).
+    let prefix = format!(
+        ".{}.{STAGED}{}-",
+        target.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    );
+    builder.prefix(&prefix).suffix(".tmp");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -501,6 +509,41 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
         tmp.as_file().sync_all()?;
     }
     Ok(Staged::File(tmp, target))
+}
+
+/// What the name of a staged output holds after the output's name: `.web.json.cf2-new-PID-XXXXXX.tmp`.
+const STAGED: &str = "cf2-new-";
+
+/// Whether `name` is that of an output staged by a process that is gone (killed before it
+/// put the output in place): the name is one [`stage`] gives, and no process has its
+/// number. A number reused since only leaves the file for a later run.
+fn stale_staged(name: &std::ffi::OsStr) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    let Some((_, after)) = name
+        .strip_prefix('.')
+        .filter(|_| name.ends_with(".tmp"))
+        .and_then(|n| n.rsplit_once(&format!(".{STAGED}")))
+    else {
+        return false;
+    };
+    let Some(pid) = after.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        // SAFETY: `kill` with signal 0 sends nothing; it only asks whether `pid` exists.
+        let gone = pid > 0
+            && unsafe { libc::kill(pid, 0) } == -1
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        gone && pid != std::process::id() as i32
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        false
+    }
 }
 
 /// The directory of a batch (`--out-dir`), with the names it held when the batch started.
@@ -552,6 +595,13 @@ impl OutDir {
             entries
                 .map(|e| e.map(|e| e.file_name()))
                 .collect::<std::io::Result<std::collections::HashSet<_>>>()
+        });
+        // What a killed run left: gone, or they would pile up run after run.
+        let listed = listed.map(|mut names| {
+            names.retain(|name| {
+                !(stale_staged(name) && std::fs::remove_file(path.join(name)).is_ok())
+            });
+            names
         });
         #[cfg(target_os = "linux")]
         let fd = listed.as_ref().ok().and_then(|_| {

@@ -1851,3 +1851,37 @@ fn files_from_lists_the_hosts_one_per_line() {
     let o = cf2(dir.path(), &["compile", "--files-from", "list"]);
     assert_exit(&o, 2);
 }
+
+/// A batch killed while its outputs that replace an earlier run's waited beside them left
+/// those files behind; the next batch into the directory removes them, and only them
+/// (found by the batch audit).
+#[test]
+fn a_batch_removes_what_a_killed_batch_staged() {
+    let dir = project("A => 1\n");
+    let gone = {
+        let mut child = Command::new("true").spawn().unwrap();
+        child.wait().unwrap();
+        child.id()
+    };
+    let alive = std::process::id();
+    let stale = format!(".main.json.cf2-new-{gone}-Ab12Cd.tmp");
+    let live = format!(".main.json.cf2-new-{alive}-Ab12Cd.tmp");
+    write_files(
+        dir.path(),
+        &[
+            (&format!("out/{stale}"), "{}"),
+            (&format!("out/{live}"), "{}"),
+            ("out/.tmp123456", "not ours"),
+        ],
+    );
+    let o = cf2(dir.path(), &["compile", "main.cf2", "--out-dir", "out"]);
+    assert_exit(&o, 0);
+    let mut left: Vec<String> = fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let mut expected = vec![".tmp123456".to_string(), live, "main.json".to_string()];
+    expected.sort();
+    assert_eq!(left, expected);
+}

@@ -19,7 +19,7 @@
 
 use crate::error::{EvalError, R};
 use crate::eval::Evaluator;
-use crate::model::{DefId, Op, SlotId};
+use crate::model::{Body, DefId, Op, SlotId};
 use crate::ops::{numeric, Unordered};
 use crate::val::Val;
 use cf2_syntax::{Diagnostic, Span};
@@ -168,7 +168,14 @@ impl<'a> Evaluator<'a> {
                         ev.def(below).site,
                         format!("the value below is {}", v.describe()),
                     ),
-                _ => e.at(d.map(|d| ev.def(d).site).unwrap_or(at)),
+                // At the value, not the whole statement: the statement is fine, its value not.
+                _ => match d.map(|d| ev.def(d)) {
+                    Some(def) => match def.body {
+                        Body::Expr(value, _) => e.at(value.span).with_label("this value"),
+                        _ => e.at(def.site),
+                    },
+                    None => e.at(at),
+                },
             };
             // `Packages ~(union)> vim`: one element meant as a list.
             let e = match (want, v) {

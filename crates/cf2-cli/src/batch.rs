@@ -20,12 +20,12 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     let Some(dir) = &args.out_dir else {
         return usage_error("--out-dir is missing");
     };
-    let Some(format) = Format::from_extension(&args.format) else {
-        return usage_error(&format!("unknown format `{}`", args.format));
+    let ext = args.format.as_deref().unwrap_or("json");
+    let Some(format) = Format::from_extension(ext) else {
+        return usage_error(&format!("unknown format `{ext}`"));
     };
     // Outputs are named after the format as given: `--format yml` writes NAME.yml
     // (DIR/NAME.FORMAT, as --help says).
-    let ext = args.format.as_str();
     let outputs: Vec<String> = args
         .files
         .iter()
@@ -282,7 +282,7 @@ impl Batch<'_> {
             format,
             color,
         } = *self;
-        let ext = args.format.as_str();
+        let ext = args.format.as_deref().unwrap_or("json");
         let out_name = || format!("{}.{ext}", stem(file));
         let out = out_name();
         // Only for a host that failed, when `out` has gone to the writing.

@@ -97,9 +97,11 @@ pub struct CompileArgs {
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
 
-    /// The format of the files written to --out-dir, and their extension.
-    #[arg(long, value_name = "FORMAT", default_value = "json", requires = "out_dir", value_parser = clap::builder::TypedValueParser::map(clap::builder::PossibleValuesParser::new(["cf2", "json", "pl", "yaml", "yml", "toml"]), |f: String| f.to_ascii_lowercase()), ignore_case = true)]
-    format: String,
+    /// The format of the files written to --out-dir, and their extension (default: json).
+    /// Without --out-dir: the format of standard output and of each -o NAME whose
+    /// extension names no format (`-o /etc/app/app.conf --format json`).
+    #[arg(long, value_name = "FORMAT", value_parser = clap::builder::TypedValueParser::map(clap::builder::PossibleValuesParser::new(["cf2", "json", "pl", "yaml", "yml", "toml"]), |f: String| f.to_ascii_lowercase()), ignore_case = true)]
+    format: Option<String>,
 
     /// The current project's top directory (default: the main file's directory).
     #[arg(long, value_name = "DIR")]

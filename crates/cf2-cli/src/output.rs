@@ -21,7 +21,8 @@ pub struct Request {
     pub format: Format,
 }
 
-pub fn parse_request(spec: &str) -> Result<Request, String> {
+/// `-o NAME[:PATH]`; `given` is `--format`'s, for a NAME whose extension names no format.
+pub fn parse_request(spec: &str, given: Option<Format>) -> Result<Request, String> {
     let (name, path) = match spec.split_once(':') {
         Some((n, p)) => (n.to_string(), p.to_string()),
         None => (spec.to_string(), String::new()),
@@ -71,16 +72,22 @@ pub fn parse_request(spec: &str) -> Result<Request, String> {
         ));
     }
     // Reference §2.2: "The default format is cf2": a name without an extension (`-` too).
+    // `--format` gives the format of a name whose extension names none.
     let format = match Path::new(&name).extension() {
-        None => Format::Cf2,
+        None => given.unwrap_or(Format::Cf2),
         // An existing directory (`-o conf.d`): its "extension" names no format, and
         // writing it fails as a directory, which is what to say.
-        Some(_) if Path::new(&name).is_dir() => Format::Cf2,
+        Some(_) if Path::new(&name).is_dir() => given.unwrap_or(Format::Cf2),
         Some(ext) => {
             let ext = ext.to_str().unwrap_or("");
-            Format::from_extension(ext).ok_or_else(|| {
-                format!("-o `{name}`: unknown format `{ext}` (use .cf2, .json, .pl, .yaml, .yml or .toml)")
-            })?
+            match (Format::from_extension(ext), given) {
+                (Some(format), _) => format,
+                (None, Some(format)) => format,
+                (None, None) => return Err(format!(
+                    "-o `{name}`: unknown format `{ext}` (use .cf2, .json, .pl, .yaml, .yml or .toml)\n\
+                     hint: for a file whose name must stay as it is, give its format: `-o {name} --format json`"
+                )),
+            }
         }
     };
     Ok(Request {
@@ -104,12 +111,38 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     } else {
         args.outputs.clone()
     };
+    let given = match args
+        .format
+        .as_deref()
+        .map(|f| (f, Format::from_extension(f)))
+    {
+        None => None,
+        Some((_, Some(format))) => Some(format),
+        Some((f, None)) => return usage_error(&format!("unknown format `{f}`")),
+    };
     let mut requests = Vec::new();
     for s in &specs {
-        match parse_request(s) {
+        match parse_request(s, given) {
             Ok(r) => requests.push(r),
             Err(e) => return usage_error(&e),
         }
+    }
+    // Silently unused, it would leave the user with JSON where YAML was asked for.
+    let own_format = |r: &Request| {
+        Path::new(&r.name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .and_then(Format::from_extension)
+            .is_some()
+    };
+    if let (Some(f), true) = (&args.format, requests.iter().all(own_format)) {
+        let names: Vec<String> = requests.iter().map(|r| format!("`{}`", r.name)).collect();
+        return usage_error(&format!(
+            "--format {f} applies to no output: {} {} a format of {} own",
+            names.join(", "),
+            if names.len() == 1 { "has" } else { "have" },
+            if names.len() == 1 { "its" } else { "their" },
+        ));
     }
     let Some(file) = args.files.first() else {
         return usage_error("no file to compile");

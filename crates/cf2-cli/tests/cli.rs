@@ -1249,16 +1249,58 @@ fn a_batch_write_error_names_the_output() {
 }
 
 #[test]
-fn format_and_jobs_without_out_dir_are_usage_errors() {
-    // Silently ignored, they would leave the user with cf2 where JSON was asked for.
-    for args in [
-        &["compile", "main.cf2", "--format", "json"][..],
-        &["compile", "main.cf2", "-j", "2"][..],
-    ] {
-        let dir = project(SIMPLE);
-        let o = cf2(dir.path(), args);
-        assert_usage_error(dir.path(), &o, "--out-dir");
-    }
+fn jobs_without_out_dir_are_a_usage_error() {
+    // Silently ignored, it would leave the user believing the compile ran in parallel.
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["compile", "main.cf2", "-j", "2"]);
+    assert_usage_error(dir.path(), &o, "--out-dir");
+}
+
+/// Without --out-dir, `--format` gives the format of standard output and of each `-o` NAME
+/// whose extension names none: a deployment may need `/etc/app/app.conf` in JSON, written
+/// whole or not at all, which `-o -.json > app.conf` is not.
+#[test]
+fn format_gives_the_format_of_outputs_without_one() {
+    let dir = project(SIMPLE);
+    let json = "{\n  \"A\": 1,\n  \"B\": \"s\",\n  \"L\": [\n    \"x\",\n    2\n  ]\n}\n";
+    let o = cf2(dir.path(), &["compile", "main.cf2", "--format", "json"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), json);
+    let o = cf2(
+        dir.path(),
+        &[
+            "compile", "main.cf2", "--format", "JSON", "-o", "app.conf", "-o", "plain", "-o",
+            "b.yaml:B",
+        ],
+    );
+    assert_exit(&o, 0);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("app.conf")).unwrap(),
+        json
+    );
+    assert_eq!(fs::read_to_string(dir.path().join("plain")).unwrap(), json);
+    // A name whose extension is a format keeps it.
+    assert_eq!(
+        fs::read_to_string(dir.path().join("b.yaml")).unwrap(),
+        "s\n"
+    );
+
+    // Without --format, an unknown extension is an error that says how to write it.
+    let fresh = project(SIMPLE);
+    let o = cf2(fresh.path(), &["compile", "main.cf2", "-o", "app.conf"]);
+    assert_usage_error(fresh.path(), &o, "-o app.conf --format json");
+    // A --format that no output takes is a mistake, not ignored.
+    let o = cf2(
+        fresh.path(),
+        &["compile", "main.cf2", "--format", "yaml", "-o", "x.json"],
+    );
+    assert_usage_error(
+        fresh.path(),
+        &o,
+        "--format yaml applies to no output: `x.json` has a format of its own",
+    );
+    let o = cf2(fresh.path(), &["compile", "main.cf2", "--format", "xml"]);
+    assert_usage_error(fresh.path(), &o, "xml");
 }
 
 /// An output named as a directory is said to be one: a trailing `/` is a command-line

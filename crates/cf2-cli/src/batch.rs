@@ -20,9 +20,9 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     let Some(dir) = &args.out_dir else {
         return usage_error("--out-dir is missing");
     };
-    let ext = args.format.as_deref().unwrap_or("json");
-    let Some(format) = Format::from_extension(ext) else {
-        return usage_error(&format!("unknown format `{ext}`"));
+    let (ext, format) = match args.format() {
+        Ok(given) => given.unwrap_or(("json", Format::Json)),
+        Err(e) => return usage_error(&e),
     };
     // Outputs are named after the format as given: `--format yml` writes NAME.yml
     // (DIR/NAME.FORMAT, as --help says).
@@ -88,7 +88,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     // Every file read is recorded, so that no output replaces one; the outputs that are
     // new are invisible to every host, so what one host reads never depends on whether
     // another has been written yet.
-    let new_outputs = outputs.into_iter().filter(|name| !out_dir.listed(name));
+    let new_outputs = outputs.iter().filter(|name| !out_dir.listed(name)).cloned();
     let host = Recorded::new(cf2::Secured::new(cf2::OsHost, security)).hiding(dir, new_outputs);
     // Imported files are parsed once for the whole batch; each host's own file lives in a
     // child loader freed after that host, so memory does not grow with the fleet.
@@ -120,8 +120,9 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     let mut reports: Vec<HostReport> = pool.install(|| {
         args.files
             .par_iter()
-            .map(|file| {
-                let report = batch.compile(file);
+            .zip(&outputs)
+            .map(|(file, out)| {
+                let report = batch.compile(file, out);
                 if let Some(b) = &bar {
                     b.inc(1);
                 }
@@ -129,7 +130,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             })
             .collect()
     });
-    pool.install(|| write_replacing(&host, dir, &args.files, &mut reports));
+    pool.install(|| write_replacing(&host, dir, &args.files, &outputs, &mut reports));
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -178,16 +179,17 @@ fn write_replacing<H: cf2::Host>(
     host: &Recorded<H>,
     dir: &Path,
     files: &[PathBuf],
+    outputs: &[String],
     reports: &mut [HostReport],
 ) {
     reports
         .par_iter_mut()
-        .zip(files)
-        .for_each(|(report, file)| {
-            let Some((out, staged)) = report.replacing.take() else {
+        .zip(files.par_iter().zip(outputs))
+        .for_each(|(report, (file, out))| {
+            let Some(staged) = report.replacing.take() else {
                 return;
             };
-            let path = dir.join(&out);
+            let path = dir.join(out);
             let written = match host.reads(&path) {
                 // Dropped, the staged file is removed.
                 Some(read) => Err(format!(
@@ -213,11 +215,11 @@ fn write_replacing<H: cf2::Host>(
 struct HostReport {
     failure: Option<Failure>,
     messages: Vec<Message>,
-    /// An output whose name was in the directory already (its name, and the file staged
-    /// beside it): put in place after every host has been compiled, unless one of them
-    /// read the file it replaces. Staged on disk, so a re-run into the same directory
-    /// does not hold every output in memory.
-    replacing: Option<(String, crate::output::Staged)>,
+    /// An output whose name was in the directory already, staged beside it: put in place
+    /// after every host has been compiled, unless one of them read the file it replaces.
+    /// Staged on disk, so a re-run into the same directory does not hold every output in
+    /// memory.
+    replacing: Option<crate::output::Staged>,
 }
 
 /// Where a host's run stopped.
@@ -271,8 +273,8 @@ impl Batch<'_> {
         })
     }
 
-    /// Compiles `file` into the output directory.
-    fn compile(&self, file: &Path) -> HostReport {
+    /// Compiles `file` into the output directory, as `out`.
+    fn compile(&self, file: &Path, out: &str) -> HostReport {
         let Batch {
             args,
             opts,
@@ -282,11 +284,7 @@ impl Batch<'_> {
             format,
             color,
         } = *self;
-        let ext = args.format.as_deref().unwrap_or("json");
-        let out_name = || format!("{}.{ext}", stem(file));
-        let out = out_name();
-        // Only for a host that failed, when `out` has gone to the writing.
-        let stale = || self.stale(&out_name(), file);
+        let stale = || self.stale(out, file);
         let loader = Loader::child(shared.clone());
         let main_names = [
             file.display().to_string(),
@@ -346,14 +344,14 @@ impl Batch<'_> {
                         // A name that was not in the directory is created, never replaced: only
                         // one that was can be a file read, by this host or another. It is
                         // written once every host has read what it reads (`write_replacing`).
-                        if out_dir.listed(&out) {
+                        if out_dir.listed(out) {
                             return out_dir
-                                .stage_named(&out, &data)
-                                .map(|staged| Some((out, staged)))
+                                .stage_named(out, &data)
+                                .map(Some)
                                 .map_err(|m| (Failure::Output, plain(m)));
                         }
                         out_dir
-                            .write_named(&out, &data)
+                            .write_named(out, &data)
                             .map(|()| None)
                             .map_err(|m| (Failure::Output, plain(m)))
                     });

@@ -436,6 +436,19 @@ fn signing_options_without_sign(args: &CompileArgs) -> Vec<&'static str> {
     .collect()
 }
 
+impl CompileArgs {
+    /// `--format` as given (in lower case: a batch names its outputs with it, `NAME.yml`)
+    /// and the format it names.
+    fn format(&self) -> Result<Option<(&str, cf2_output::Format)>, String> {
+        let Some(ext) = self.format.as_deref() else {
+            return Ok(None);
+        };
+        cf2_output::Format::from_extension(ext)
+            .map(|format| Some((ext, format)))
+            .ok_or_else(|| format!("unknown format `{ext}`"))
+    }
+}
+
 /// The files `--files-from LIST` names: one per line, as written (a name may hold spaces);
 /// empty lines are skipped, and so is the `\r` of a line ending written on Windows.
 fn files_listed(list: &Path) -> Result<Vec<PathBuf>, String> {

@@ -19,6 +19,8 @@ pub struct Request {
     pub name: String,
     pub path: String,
     pub format: Format,
+    /// Whether NAME's extension named the format (else `--format` or the default did).
+    pub by_extension: bool,
 }
 
 /// `-o NAME[:PATH]`; `given` is `--format`'s, for a NAME whose extension names no format.
@@ -73,16 +75,16 @@ pub fn parse_request(spec: &str, given: Option<Format>) -> Result<Request, Strin
     }
     // Reference §2.2: "The default format is cf2": a name without an extension (`-` too).
     // `--format` gives the format of a name whose extension names none.
-    let format = match Path::new(&name).extension() {
-        None => given.unwrap_or(Format::Cf2),
+    let named = match Path::new(&name).extension() {
+        None => None,
         // An existing directory (`-o conf.d`): its "extension" names no format, and
         // writing it fails as a directory, which is what to say.
-        Some(_) if Path::new(&name).is_dir() => given.unwrap_or(Format::Cf2),
+        Some(_) if Path::new(&name).is_dir() => None,
         Some(ext) => {
             let ext = ext.to_str().unwrap_or("");
             match (Format::from_extension(ext), given) {
-                (Some(format), _) => format,
-                (None, Some(format)) => format,
+                (Some(format), _) => Some(format),
+                (None, Some(_)) => None,
                 (None, None) => return Err(format!(
                     "-o `{name}`: unknown format `{ext}` (use .cf2, .json, .pl, .yaml, .yml or .toml)\n\
                      hint: for a file whose name must stay as it is, give its format: `-o {name} --format json`"
@@ -94,7 +96,8 @@ pub fn parse_request(spec: &str, given: Option<Format>) -> Result<Request, Strin
         spec: spec.to_string(),
         name,
         path,
-        format,
+        format: named.or(given).unwrap_or(Format::Cf2),
+        by_extension: named.is_some(),
     })
 }
 
@@ -111,31 +114,19 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     } else {
         args.outputs.clone()
     };
-    let given = match args
-        .format
-        .as_deref()
-        .map(|f| (f, Format::from_extension(f)))
-    {
-        None => None,
-        Some((_, Some(format))) => Some(format),
-        Some((f, None)) => return usage_error(&format!("unknown format `{f}`")),
+    let given = match args.format() {
+        Ok(given) => given,
+        Err(e) => return usage_error(&e),
     };
     let mut requests = Vec::new();
     for s in &specs {
-        match parse_request(s, given) {
+        match parse_request(s, given.map(|(_, format)| format)) {
             Ok(r) => requests.push(r),
             Err(e) => return usage_error(&e),
         }
     }
     // Silently unused, it would leave the user with JSON where YAML was asked for.
-    let own_format = |r: &Request| {
-        Path::new(&r.name)
-            .extension()
-            .and_then(|e| e.to_str())
-            .and_then(Format::from_extension)
-            .is_some()
-    };
-    if let (Some(f), true) = (&args.format, requests.iter().all(own_format)) {
+    if let (Some((f, _)), true) = (given, requests.iter().all(|r| r.by_extension)) {
         let names: Vec<String> = requests.iter().map(|r| format!("`{}`", r.name)).collect();
         return usage_error(&format!(
             "--format {f} applies to no output: {} {} a format of {} own",
@@ -432,12 +423,12 @@ pub fn refusal(
     }
 }
 
-/// The reason of an I/O error without the paths some errors carry.
 /// The message for an output of a batch that could not be written.
 pub fn cannot_write(path: &Path, e: &std::io::Error) -> String {
     format!("cannot write `{}`: {}", path.display(), io_reason(e))
 }
 
+/// The reason of an I/O error without the paths some errors carry.
 pub fn io_reason(e: &std::io::Error) -> String {
     match e.raw_os_error() {
         Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
@@ -520,7 +511,7 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
     // Named after the output and this process, so that a batch that finds one left by a
     // process killed before it renamed it knows it for what it is ([`stale_staged`]).
     let prefix = format!(
-        ".{}.{STAGED}{}-",
+        ".{}{STAGED}{}-",
         target.file_name().unwrap_or_default().to_string_lossy(),
         std::process::id()
     );
@@ -544,8 +535,9 @@ fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged> {
     Ok(Staged::File(tmp, target))
 }
 
-/// What the name of a staged output holds after the output's name: `.web.json.cf2-new-PID-XXXXXX.tmp`.
-const STAGED: &str = "cf2-new-";
+/// What the name of a staged output holds after the output's name, before the process's
+/// number: `.web.json.cf2-new-PID-XXXXXX.tmp`.
+const STAGED: &str = ".cf2-new-";
 
 /// Whether `name` is that of an output staged by a process that is gone (killed before it
 /// put the output in place): the name is one [`stage`] gives, and no process has its
@@ -557,7 +549,7 @@ fn stale_staged(name: &std::ffi::OsStr) -> bool {
     let Some((_, after)) = name
         .strip_prefix('.')
         .filter(|_| name.ends_with(".tmp"))
-        .and_then(|n| n.rsplit_once(&format!(".{STAGED}")))
+        .and_then(|n| n.rsplit_once(STAGED))
     else {
         return false;
     };
@@ -567,10 +559,9 @@ fn stale_staged(name: &std::ffi::OsStr) -> bool {
     #[cfg(unix)]
     {
         // SAFETY: `kill` with signal 0 sends nothing; it only asks whether `pid` exists.
-        let gone = pid > 0
+        pid > 0
             && unsafe { libc::kill(pid, 0) } == -1
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        gone && pid != std::process::id() as i32
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
     }
     #[cfg(not(unix))]
     {
@@ -694,8 +685,6 @@ impl OutDir {
             .fetch_max(naming as u8, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// [`OutDir::write`], its error a message naming the output (`cannot write
-    /// `out/web.json`: Is a directory`).
     /// The directory.
     pub fn path(&self) -> &Path {
         &self.path
@@ -714,6 +703,8 @@ impl OutDir {
             .map_err(|e| cannot_write(&path, &e))
     }
 
+    /// [`OutDir::write`], its error a message naming the output (`cannot write
+    /// `out/web.json`: Is a directory`).
     pub fn write_named(&self, name: &str, data: &[u8]) -> Result<(), String> {
         self.write(name, data)
             .map_err(|e| cannot_write(&self.path.join(name), &e))

@@ -1051,7 +1051,7 @@ impl<'a> Evaluator<'a> {
             .filter(|word| word.starts_with(char::is_alphabetic));
         if let Some(word) = hyphened {
             let joined = format!("{name}_{word}");
-            let exists = self.block(b).members.keys().any(|k| **k == *joined);
+            let exists = self.block(b).members.contains_key(joined.as_str());
             d = d.hint(format!(
                 "names cannot contain `-`, so `{name}-{word}` is read as `{name} - {word}`{}",
                 if exists {

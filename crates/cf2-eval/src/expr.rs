@@ -629,6 +629,49 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// An `if` whose condition gave `v`, not a boolean.
+    fn not_a_boolean_condition(&self, cond: &Expr, v: &Val, sc: ScopeId) -> EvalError {
+        // `Flag => 'true'`: the quotes made it text where it is defined. (Not for a secret,
+        // which `v` then is: that would tell what it is.)
+        if matches!(v, Val::Lit(t) | Val::Str(t) if &**t == "true" || &**t == "false") {
+            let mut d = Diagnostic::error(format!(
+                "the condition of an `if` must be a boolean, but it is the text {}",
+                v.describe()
+            ))
+            .at(cond.span);
+            // `if ($Flag)`: show where `Flag` was given its quotes.
+            if let ExprKind::Ref(id) = &cond.kind {
+                if let Some(site) = self.sole_definition(&id.name, sc) {
+                    d = d.also(site, format!("`{}` is given text here", id.name));
+                }
+            }
+            return EvalError::new(d.hint(format!(
+                "quotes make text: where it is defined, write {} without them to make it a boolean",
+                v.describe().trim_matches('\'')
+            )));
+        }
+        let what = if v.is_undef() {
+            "undefined".to_string()
+        } else {
+            v.describe()
+        };
+        // The reference as written (`$N`), or `$X` for anything else.
+        let text = self.source_text(cond.span);
+        let inner = without_outer_brackets(&text).trim();
+        let written = Some(inner)
+            .filter(|t| t.starts_with('$') && t.len() <= 40 && !t.contains('\n'))
+            .unwrap_or("$X");
+        EvalError::new(
+            Diagnostic::error(format!(
+                "the condition of an `if` must be a boolean, but it is {what}"
+            ))
+            .at(cond.span)
+            .hint(format!(
+                "compare it: `if ({written} == value)`, or test it: `if (defined({written}))`"
+            )),
+        )
+    }
+
     /// Evaluates a condition; returns whether it holds and the captures of the regex match
     /// made directly in it, if any.
     pub(crate) fn eval_condition(
@@ -643,54 +686,7 @@ impl<'a> Evaluator<'a> {
         self.warn_constant_comparisons(cond);
         let taken = match (v.plain(), &v) {
             (Val::Bool(b), _) => *b,
-            (_, other) => {
-                return Err(EvalError::new(
-                    Diagnostic::error(format!(
-                        "the condition of an `if` must be a boolean, but it is {}",
-                        if other.is_undef() {
-                            "undefined".to_string()
-                        } else {
-                            other.describe()
-                        }
-                    ))
-                    .at(cond.span)
-                    .hint({
-                        // The reference as written (`$N`), or `$X` for anything else.
-                        let text = self.source_text(cond.span);
-                        // `Flag => 'true'`: the quotes made it text where it is defined.
-                        // (Not for a secret: that would tell what it is.)
-                        let quoted_bool = matches!(
-                            other,
-                            Val::Lit(t) | Val::Str(t) if &**t == "true" || &**t == "false"
-                        );
-                        if quoted_bool {
-                            let mut d = Diagnostic::error(format!(
-                                "the condition of an `if` must be a boolean, but it is the text {}",
-                                other.describe()
-                            ))
-                            .at(cond.span);
-                            // `if ($Flag)`: show where `Flag` was given its quotes.
-                            if let ExprKind::Ref(id) = &cond.kind {
-                                if let Some(site) = self.sole_definition(&id.name, sc) {
-                                    d = d.also(site, format!("`{}` is given text here", id.name));
-                                }
-                            }
-                            return Err(EvalError::new(
-                                d
-                                .hint(format!(
-                                    "quotes make text: where it is defined, write {} without them to make it a boolean",
-                                    other.describe().trim_matches('\'')
-                                )),
-                            ));
-                        }
-                        let inner = without_outer_brackets(&text).trim();
-                        let written = Some(inner.to_string())
-                            .filter(|t| t.starts_with('$') && t.len() <= 40 && !t.contains('\n'))
-                            .unwrap_or_else(|| "$X".to_string());
-                        format!("compare it: `if ({written} == value)`, or test it: `if (defined({written}))`")
-                    }),
-                ));
-            }
+            (_, other) => return Err(self.not_a_boolean_condition(cond, other, sc)),
         };
         let with_groups: Vec<&(Captures, Span, bool)> = sink.iter().filter(|c| c.2).collect();
         if with_groups.len() > 1 {

@@ -2931,10 +2931,10 @@ impl<'a> Parser<'a> {
             ExprKind::Number(_) if n.kind == Tok::Word && n.start == v.span.end as usize => {
                 let text = src.get(v.span.start as usize..n.end).unwrap_or_default();
                 // `1.5e3`, `2E-4`: a number in the exponent form CF2 does not have.
-                let in_full = word
-                    .starts_with(['e', 'E'])
-                    .then(|| exponent_number(src.get(v.span.start as usize..).unwrap_or_default()))
-                    .flatten();
+                let in_full = match word.starts_with(['e', 'E']) {
+                    true => exponent_number(src.get(v.span.start as usize..).unwrap_or_default()),
+                    false => None,
+                };
                 if let Some((exponent, full)) = in_full {
                     return d.hint(format!(
                         "numbers are written without an exponent: `{full}` for `{exponent}`, or `'{exponent}'` for the text"

@@ -39,7 +39,8 @@ use std::sync::Arc;
 /// afresh, so a long-lived compiler sees files edited between compiles, and keeps nothing
 /// from a compile once its result is dropped.
 pub struct Compiler {
-    host: Box<dyn Host>,
+    /// Shared with each [`Config`], which compiles again to place a deserialization error.
+    host: Arc<dyn Host>,
     options: Options,
 }
 
@@ -64,7 +65,7 @@ impl Compiler {
     /// A compiler with its own host (for example a [`MemoryHost`] in tests).
     pub fn with_host(host: impl Host + 'static) -> Compiler {
         Compiler {
-            host: Box::new(host),
+            host: Arc::new(host),
             options: Options::default(),
         }
     }
@@ -180,6 +181,18 @@ impl Compiler {
                 trace: e.trace,
                 provenance: e.provenance,
                 holds_secrets: e.holds_secrets,
+                rerun: Rerun {
+                    host: self.host.clone(),
+                    options: self.options.clone(),
+                    main: match main {
+                        Main::File(file) => OwnedMain::File(file.to_path_buf()),
+                        Main::Text { name, text } => OwnedMain::Text {
+                            name: name.to_string(),
+                            text: text.to_string(),
+                        },
+                    },
+                    at: path.to_string(),
+                },
                 loader,
             }),
             Err(f) => Err(Error::failed(f, loader)),
@@ -196,8 +209,54 @@ pub struct Config {
     provenance: Vec<cf2_eval::Provenance>,
     /// Whether the value holds a secret: messages about it then show no values.
     holds_secrets: bool,
+    /// How it was compiled, to compile it again when a deserialization error needs the
+    /// place of a value (a [`Value`] carries none).
+    rerun: Rerun,
     /// The sources the diagnostics point into.
     loader: Arc<Loader>,
+}
+
+/// What a [`Config`] was compiled from and with.
+#[derive(Clone)]
+struct Rerun {
+    host: Arc<dyn Host>,
+    options: Options,
+    main: OwnedMain,
+    /// The path the value was asked at ([`Compiler::compile_file_at`]; empty for all).
+    at: String,
+}
+
+#[derive(Clone)]
+enum OwnedMain {
+    File(std::path::PathBuf),
+    Text { name: String, text: String },
+}
+
+impl Rerun {
+    /// The definition of the resource that gave the value at `path` (from the top of the
+    /// value asked for), as a diagnostic saying `message` there, with the loader that
+    /// renders it. The value carries no place, so the file is compiled again, as the
+    /// command line does for a format that cannot hold a value; its files are loaded
+    /// already. `None` when that compile fails or finds no resource.
+    fn locate(&self, loader: &Loader, path: &str, message: &str) -> Option<Diagnostic> {
+        let main = match &self.main {
+            OwnedMain::File(file) => Main::File(file),
+            OwnedMain::Text { name, text } => Main::Text { name, text },
+        };
+        let full = match (self.at.as_str(), path) {
+            (at, "") => at.to_string(),
+            ("", path) => path.to_string(),
+            (at, path) => format!("{at}.{path}"),
+        };
+        let located = cf2_eval::locate(&*self.host, loader, main, &self.options, &full)?;
+        let resource = located.resource?;
+        Some(
+            Diagnostic::error(message.to_string())
+                .at(located.site)
+                .with_label(format!("`{resource}` is defined here"))
+                .resource(resource),
+        )
+    }
 }
 
 impl Config {
@@ -215,16 +274,66 @@ impl Config {
     /// Deserializes the value at `path` (`""` for the whole value) into any serde type; an
     /// `Option` at a path that names nothing is `None`. An error names the path from the
     /// top of [`Config::value`] (`Web.Ports.2`; for [`Compiler::compile_file_at`], from the
-    /// value asked for). Where the configuration holds secrets (KeePass,
+    /// value asked for), and where the resource that gave the value is defined
+    /// ([`DeserializeError::location`]; found by compiling the file again, on files
+    /// already loaded). Where the configuration holds secrets (KeePass,
     /// docs/security.md), an error says what was expected and where, never what was found.
     pub fn deserialize<'de, T: serde::Deserialize<'de>>(
         &'de self,
         path: &str,
     ) -> Result<T, DeserializeError> {
-        cf2_value::from_value_at(&self.value, path).map_err(|e| DeserializeError {
-            path: e.path(),
-            message: without_values(&e, self.holds_secrets),
+        cf2_value::from_value_at(&self.value, path).map_err(|e| {
+            let message = without_values(&e, self.holds_secrets);
+            let shown = match self.nearest(path) {
+                // A path that names nothing: placed at the last resource it names.
+                Some((found, step)) => {
+                    let mut d = self.rerun.locate(&self.loader, found, &message);
+                    let members = self.value.get_path(found).and_then(Value::as_block);
+                    if let (Some(d), Some(members)) = (&mut d, members) {
+                        let near = cf2_syntax::diagnostic::did_you_mean(
+                            step,
+                            members.keys().map(String::as_str),
+                        );
+                        if let Some(near) = near {
+                            *d = d.clone().hint(format!("did you mean `{near}`?"));
+                        }
+                    }
+                    d
+                }
+                None => {
+                    let at = e.path();
+                    self.rerun
+                        .locate(&self.loader, &at, &format!("at `{at}`: {message}"))
+                }
+            }
+            .map(|d| Box::new((d, self.loader.clone())));
+            let path = e.path();
+            DeserializeError {
+                location: shown.as_deref().and_then(|(d, l)| location_of(l, d)),
+                path,
+                message,
+                shown,
+            }
         })
+    }
+
+    /// For a `path` that names nothing, the longest start of it that names a value, and
+    /// the step that value has not (`("Web", "Prot")` for `Web.Prot.x`); `None` for a
+    /// path that names a value.
+    fn nearest<'p>(&self, path: &'p str) -> Option<(&'p str, &'p str)> {
+        if self.value.get_path(path).is_some() {
+            return None;
+        }
+        let mut found = "";
+        for (i, _) in path.match_indices('.') {
+            let Some(start) = path.get(..i) else { break };
+            if self.value.get_path(start).is_none() {
+                break;
+            }
+            found = start;
+        }
+        let rest = path.get(found.len()..)?.trim_start_matches('.');
+        Some((found, rest.split('.').next().unwrap_or(rest)))
     }
 
     pub fn warnings(&self) -> &[Diagnostic] {
@@ -329,20 +438,53 @@ impl fmt::Debug for Rendered {
 }
 
 /// Why a value could not be read into a Rust type.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct DeserializeError {
     /// The dotted path of the value, from the top of the configuration (`Web.Ports.2`).
     pub path: String,
     pub message: String,
+    /// Where the resource that gave the value is defined: the definition that won, for a
+    /// value a file gave (`web.cf2:3:1` for `Web.Ports.2` from `Web.Ports => [...]` on its
+    /// line 3). `None` for a value no resource holds (a path that names nothing).
+    pub location: Option<Location>,
+    /// The error at that definition, and the sources that render it (boxed: a `Result`
+    /// carries this error by value).
+    shown: Option<Box<(Diagnostic, Arc<Loader>)>>,
 }
 
+impl DeserializeError {
+    /// The error with its source excerpt, as the command line shows diagnostics:
+    /// `web.cf2:3:1: error: at `Web.Ports.2`: expected u16, ...`, the line, and a label
+    /// naming the resource defined there.
+    pub fn render(&self, color: bool) -> String {
+        match self.shown.as_deref() {
+            Some((d, loader)) => d.render(&**loader, color),
+            None => format!("error: {self}\n"),
+        }
+    }
+}
+
+/// `FILE:LINE:COL: at `PATH`: MESSAGE`, without the place where there is none.
 impl fmt::Display for DeserializeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(location) = &self.location {
+            write!(f, "{location}: ")?;
+        }
         if self.path.is_empty() {
             f.write_str(&self.message)
         } else {
             write!(f, "at `{}`: {}", self.path, self.message)
         }
+    }
+}
+
+impl fmt::Debug for DeserializeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DeserializeError")
+            .field("path", &self.path)
+            .field("message", &self.message)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
     }
 }
 

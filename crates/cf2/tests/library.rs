@@ -69,9 +69,10 @@ fn deserialize_errors_name_the_path_from_the_top() {
         .unwrap();
     let e = c.deserialize::<Vec<u16>>("Web.Ports").unwrap_err();
     assert_eq!(e.path, "Web.Ports.2");
+    assert_eq!(e.message, "expected u16, found text 'http'");
     assert_eq!(
         e.to_string(),
-        "at `Web.Ports.2`: expected u16, found text 'http'"
+        "main.cf2:1:1: at `Web.Ports.2`: expected u16, found text 'http'"
     );
     let e = c.deserialize::<u16>("Web.Missing").unwrap_err();
     assert!(e.to_string().contains("Web.Missing"), "{e}");
@@ -82,6 +83,71 @@ fn deserialize_errors_name_the_path_from_the_top() {
             .unwrap_err()
             .path,
         "Web.Ports.2"
+    );
+}
+
+/// A deserialization error points at the definition that gave the value, in the file that
+/// holds it, with the excerpt the command line would show: the value itself carries no
+/// place, so it is found by compiling again.
+#[test]
+fn deserialize_errors_point_at_the_definition_that_won() {
+    let host = MemoryHost::new()
+        .with_file(
+            "/site/base.cf2",
+            "Web => {\n  Port => 80\n  Name => www\n}\n",
+        )
+        .with_file("/site/host.cf2", "import('base')\nWeb.Port => eighty\n");
+    let compiler = Compiler::with_host(host);
+    let c = compiler.compile_file("/site/host.cf2").unwrap();
+    let e = c.deserialize::<u16>("Web.Port").unwrap_err();
+    let at = e.location.clone().expect("located");
+    assert_eq!(
+        (at.file.as_str(), at.line, at.column),
+        ("/site/host.cf2", 2, 1)
+    );
+    assert_eq!(
+        e.to_string(),
+        "/site/host.cf2:2:1: at `Web.Port`: expected u16, found text 'eighty'"
+    );
+    let shown = e.render(false);
+    assert!(shown.contains("Web.Port => eighty"), "{shown}");
+    assert!(shown.contains("`Web.Port` is defined here"), "{shown}");
+
+    // Into a struct: the field's own definition, in the base.
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Web {
+        #[serde(rename = "Name")]
+        name: u32,
+    }
+    let e = c.deserialize::<Web>("Web").unwrap_err();
+    assert_eq!(e.path, "Web.Name");
+    let at = e.location.clone().expect("located");
+    assert_eq!((at.file.as_str(), at.line), ("/site/base.cf2", 3));
+
+    // A path that names nothing: at the last resource it names (its highest definition),
+    // with a guess.
+    let e = c.deserialize::<u16>("Web.Prot").unwrap_err();
+    let at = e.location.clone().expect("located");
+    assert_eq!((at.file.as_str(), at.line), ("/site/host.cf2", 2));
+    let shown = e.render(false);
+    assert!(shown.contains("did you mean `Port`?"), "{shown}");
+
+    // From a value asked for by path, the path is from that value, the place the same.
+    let c = compiler.compile_file_at("/site/host.cf2", "Web").unwrap();
+    let e = c.deserialize::<u16>("Name").unwrap_err();
+    assert_eq!(e.path, "Name");
+    let at = e.location.expect("located");
+    assert_eq!((at.file.as_str(), at.line), ("/site/base.cf2", 3));
+
+    // Compiled from text, too.
+    let c = compiler
+        .compile_str("inline.cf2", "A => 1\nB => [1, x]\n")
+        .unwrap();
+    let e = c.deserialize::<Vec<u8>>("B").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "inline.cf2:2:1: at `B.1`: expected u8, found text 'x'"
     );
 }
 

@@ -924,6 +924,11 @@ fn library_messages_and_debug_never_show_a_secret() {
         "expected u16 (the value is not shown: the configuration holds secrets)"
     );
     no_secret(&e.to_string());
+    no_secret(&format!("{e:?}"));
+    // Placed at its definition, which shows the source line and not the value.
+    assert!(e.location.is_some(), "{e}");
+    no_secret(&e.render(false));
+    assert!(e.render(false).contains("Pw => $P.fred.Password"));
     no_secret(&format!("{c:?}"));
     // The value itself is the output: it holds the secret.
     assert_eq!(text(&c, "Pw"), "hunter2-Secret!");
@@ -931,5 +936,6 @@ fn library_messages_and_debug_never_show_a_secret() {
     let c = r.ok("private P => import(mydb)\nDsn => \"postgres://app:${P.fred.Password}@db1.example.org:5432/production\\n\"\n");
     let e = c.deserialize::<u16>("Dsn").unwrap_err();
     no_secret(&e.to_string());
+    no_secret(&e.render(false));
     assert!(!e.to_string().contains("hunter2"), "{e}");
 }

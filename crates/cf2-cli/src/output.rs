@@ -6,7 +6,7 @@
 
 use crate::sources::{self, Recorded};
 use crate::{color, usage_error, CompileArgs};
-use cf2_eval::{evaluate, HiddenPath, Loader, Main};
+use cf2_eval::{evaluate, Loader, Main};
 use cf2_output::Format;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -390,7 +390,7 @@ fn print_trace(trace: &[String]) {
 }
 
 /// A format's refusal of a value, as a diagnostic at the definition of the resource that
-/// gave the value: the value carries no place, so the compile is run again to find it.
+/// gave the value.
 pub fn refusal(
     host: &dyn cf2_eval::Host,
     loader: &Loader,
@@ -398,29 +398,15 @@ pub fn refusal(
     opts: &cf2::Options,
     e: &cf2_output::OutputError,
 ) -> cf2::Diagnostic {
-    let d = cf2::Diagnostic::error(e.to_string());
-    let Some(located) = cf2_eval::locate(host, loader, main, opts, e.path()) else {
-        return d;
-    };
-    // Inside what a secret selector picked, the path and the reason would say which.
-    let d = match &located.picked {
-        Some(HiddenPath::Picked(shown)) => cf2::Diagnostic::error(format!(
-            "the output cannot be written: it cannot hold a value in what {shown} selected"
-        ))
-        .note("the details are not shown, because the selector is a secret"),
-        Some(HiddenPath::Secret(shown)) => cf2::Diagnostic::error(format!(
-            "the output cannot be written: it cannot hold {shown} there"
-        ))
-        .note("the details are not shown, because the value is a secret"),
-        None => d,
-    };
-    let d = d.at(located.site);
-    match located.resource {
-        Some(resource) => d
-            .with_label(format!("`{resource}` is defined here"))
-            .resource(resource),
-        None => d.with_label("in the configuration of this file"),
-    }
+    cf2_eval::error_at_value(
+        host,
+        loader,
+        main,
+        opts,
+        e.path(),
+        e.to_string(),
+        "the output cannot be written",
+    )
 }
 
 /// The message for an output of a batch that could not be written.

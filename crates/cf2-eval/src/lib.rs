@@ -445,6 +445,47 @@ pub fn locate(
     found
 }
 
+/// An error about the value at `path` found only after the compile (an output format that
+/// cannot hold it, a program's type it does not fit), as a diagnostic at the definition of
+/// the resource that gave the value, labelled with that resource: the value carries no
+/// place, so [`locate`] compiles again. Where the path leads into a secret, `message` (which
+/// may describe the value) gives way to `refused` and what cannot be held, with a note
+/// saying why the details are not shown. Without a place (the compile fails again), the
+/// diagnostic has none.
+pub fn error_at_value(
+    host: &dyn Host,
+    loader: &Loader,
+    main: Main<'_>,
+    opts: &Options,
+    path: &str,
+    message: String,
+    refused: &str,
+) -> Diagnostic {
+    let d = Diagnostic::error(message);
+    let Some(located) = locate(host, loader, main, opts, path) else {
+        return d;
+    };
+    // Inside what a secret selector picked, the path and the reason would say which.
+    let d = match &located.picked {
+        Some(HiddenPath::Picked(shown)) => Diagnostic::error(format!(
+            "{refused}: it cannot hold a value in what {shown} selected"
+        ))
+        .note("the details are not shown, because the selector is a secret"),
+        Some(HiddenPath::Secret(shown)) => {
+            Diagnostic::error(format!("{refused}: it cannot hold {shown} there"))
+                .note("the details are not shown, because the value is a secret")
+        }
+        None => d,
+    };
+    let d = d.at(located.site);
+    match located.resource {
+        Some(resource) => d
+            .with_label(format!("`{resource}` is defined here"))
+            .resource(resource),
+        None => d.with_label("in the configuration of this file"),
+    }
+}
+
 /// Where a path led: its value, the resource walked last, and whether the value is that
 /// resource's (not an element of it).
 struct Walked {

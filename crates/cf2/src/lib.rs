@@ -157,10 +157,19 @@ impl Compiler {
                     warnings: e.warnings,
                 }),
                 Err(o) => {
-                    let d = Diagnostic::error(format!(
-                        "cannot write `{}` as {format}: {o}",
-                        path.as_ref().display()
-                    ));
+                    // At the definition of the value the format cannot hold.
+                    let d = cf2_eval::error_at_value(
+                        &*self.host,
+                        &loader,
+                        main,
+                        &self.options,
+                        o.path(),
+                        format!(
+                            "cannot write `{}` as {format}: {o}",
+                            path.as_ref().display()
+                        ),
+                        "the output cannot be written",
+                    );
                     Err(Error::new(vec![d], e.warnings, loader))
                 }
             },
@@ -233,11 +242,9 @@ enum OwnedMain {
 }
 
 impl Rerun {
-    /// The definition of the resource that gave the value at `path` (from the top of the
-    /// value asked for), as a diagnostic saying `message` there, with the loader that
-    /// renders it. The value carries no place, so the file is compiled again, as the
-    /// command line does for a format that cannot hold a value; its files are loaded
-    /// already. `None` when that compile fails or finds no resource.
+    /// `message` at the definition of the resource that gave the value at `path` (from
+    /// the top of the value asked for), with the loader's files (already loaded); `None`
+    /// when no resource gave it (the path names nothing, or the compile now fails).
     fn locate(&self, loader: &Loader, path: &str, message: &str) -> Option<Diagnostic> {
         let main = match &self.main {
             OwnedMain::File(file) => Main::File(file),
@@ -248,14 +255,16 @@ impl Rerun {
             ("", path) => path.to_string(),
             (at, path) => format!("{at}.{path}"),
         };
-        let located = cf2_eval::locate(&*self.host, loader, main, &self.options, &full)?;
-        let resource = located.resource?;
-        Some(
-            Diagnostic::error(message.to_string())
-                .at(located.site)
-                .with_label(format!("`{resource}` is defined here"))
-                .resource(resource),
-        )
+        let d = cf2_eval::error_at_value(
+            &*self.host,
+            loader,
+            main,
+            &self.options,
+            &full,
+            message.to_string(),
+            "the value cannot be read",
+        );
+        d.resource.is_some().then_some(d)
     }
 }
 

@@ -54,3 +54,24 @@ fn a_missing_file_is_an_error() {
     let e = compiler("X => 1\n").compile_file_to("nothere.cf2", Format::Json);
     assert!(e.is_err_and(|e| e.render(false).contains("nothere.cf2")));
 }
+
+/// A value the format cannot hold is an error at the definition that gave it, as on the
+/// command line.
+#[test]
+fn a_value_the_format_cannot_hold_is_placed_at_its_definition() {
+    let host = MemoryHost::new()
+        .with_file(
+            "site.cf2",
+            "A => 1\nB => {\n  C => [x, read('nul.txt')]\n}\n",
+        )
+        .with_file("nul.txt", "a\0b");
+    let e = Compiler::with_host(host)
+        .compile_file_to("site.cf2", Format::Cf2)
+        .expect_err("cf2 text holds no NUL");
+    let d = &e.diagnostics[0];
+    let at = e.location(d).expect("placed");
+    assert_eq!((at.file.as_str(), at.line, at.column), ("site.cf2", 3, 3));
+    let shown = e.render(false);
+    assert!(shown.contains("`B.C` is defined here"), "{shown}");
+    assert!(shown.contains("cannot write `site.cf2` as cf2"), "{shown}");
+}

@@ -119,21 +119,22 @@ impl Compiler {
         self
     }
 
+    // A loader per compile: files are read as they are now, and freed with the result.
     pub fn compile_file(&self, path: impl AsRef<Path>) -> Result<Config, Error> {
-        self.run(Main::File(path.as_ref()), "")
+        self.run(Loader::new(), Main::File(path.as_ref()), "")
     }
 
     /// Compiles text; `name` is how diagnostics name it, and imports are searched from the
     /// working directory.
     pub fn compile_str(&self, name: &str, text: &str) -> Result<Config, Error> {
-        self.run(Main::Text { name, text }, "")
+        self.run(Loader::new(), Main::Text { name, text }, "")
     }
 
     /// Compiles only what the value at `path` needs (`Web.Ports`), as `cf2 compile FILE
     /// -o -:PATH` does: a resource elsewhere that fails is not evaluated, and a private
     /// resource asked for by its path is given. The [`Config`]'s value is that value.
     pub fn compile_file_at(&self, file: impl AsRef<Path>, path: &str) -> Result<Config, Error> {
-        self.run(Main::File(file.as_ref()), path)
+        self.run(Loader::new(), Main::File(file.as_ref()), path)
     }
 
     /// Compiles a file straight to its text in `format`, with the compile's warnings. JSON
@@ -144,17 +145,31 @@ impl Compiler {
         path: impl AsRef<Path>,
         format: Format,
     ) -> Result<Rendered, Error> {
-        let loader = Arc::new(Loader::new());
+        self.render(Loader::new(), path.as_ref(), format)
+    }
+
+    /// A batch: compiles many files that share imports (a fleet's hosts), each imported
+    /// file read and parsed once for the whole batch, as `cf2 compile --out-dir` does.
+    pub fn batch(&self) -> Batch<'_> {
+        Batch {
+            compiler: self,
+            shared: Arc::new(Loader::new()),
+        }
+    }
+
+    fn render(&self, loader: Loader, path: &Path, format: Format) -> Result<Rendered, Error> {
+        let loader = Arc::new(loader);
         if let Some(refused) = self.refused_function() {
             return Err(Error::new(vec![refused], Vec::new(), loader));
         }
         let mut renderer = cf2_output::Renderer::new(format);
-        let main = Main::File(path.as_ref());
+        let main = Main::File(path);
         match cf2_eval::evaluate_into(&*self.host, &loader, main, &self.options, &mut renderer) {
             Ok(e) => match renderer.finish("") {
                 Ok(text) => Ok(Rendered {
                     text,
                     warnings: e.warnings,
+                    loader,
                 }),
                 Err(o) => {
                     // At the definition of the value the format cannot hold.
@@ -164,10 +179,7 @@ impl Compiler {
                         main,
                         &self.options,
                         o.path(),
-                        format!(
-                            "cannot write `{}` as {format}: {o}",
-                            path.as_ref().display()
-                        ),
+                        format!("cannot write `{}` as {format}: {o}", path.display()),
                         "the output cannot be written",
                     );
                     Err(Error::new(vec![d], e.warnings, loader))
@@ -177,9 +189,8 @@ impl Compiler {
         }
     }
 
-    fn run(&self, main: Main<'_>, path: &str) -> Result<Config, Error> {
-        // A loader per compile: files are read as they are now, and freed with the result.
-        let loader = Arc::new(Loader::new());
+    fn run(&self, loader: Loader, main: Main<'_>, path: &str) -> Result<Config, Error> {
+        let loader = Arc::new(loader);
         if let Some(refused) = self.refused_function() {
             return Err(Error::new(vec![refused], Vec::new(), loader));
         }
@@ -206,6 +217,54 @@ impl Compiler {
             }),
             Err(f) => Err(Error::failed(f, loader)),
         }
+    }
+}
+
+/// Compiles many configurations that share imports, as `cf2 compile hosts/*.cf2 --out-dir`
+/// does ([`Compiler::batch`]): every file imported is read and parsed once for the batch,
+/// and each compile reads its own main file. A batch is one snapshot: an imported file
+/// edited during it is not read again (compile with the [`Compiler`] itself to see every
+/// edit). Its compiles may run on several threads at once (`Batch` is `Send + Sync`; with
+/// rayon, `files.par_iter().map(|f| batch.compile_file_to(f, Format::Json))`). What it
+/// keeps grows with the files imported, not with the compiles; it is freed with the batch
+/// and the results.
+pub struct Batch<'c> {
+    compiler: &'c Compiler,
+    /// The files imported so far; each compile's main file lives in a child of it, freed
+    /// with that compile's result.
+    shared: Arc<Loader>,
+}
+
+impl Batch<'_> {
+    pub fn compile_file(&self, path: impl AsRef<Path>) -> Result<Config, Error> {
+        self.compiler
+            .run(self.loader(), Main::File(path.as_ref()), "")
+    }
+
+    /// Compiles text (see [`Compiler::compile_str`]); the files it imports are shared with
+    /// the batch's other compiles.
+    pub fn compile_str(&self, name: &str, text: &str) -> Result<Config, Error> {
+        self.compiler
+            .run(self.loader(), Main::Text { name, text }, "")
+    }
+
+    /// See [`Compiler::compile_file_at`].
+    pub fn compile_file_at(&self, file: impl AsRef<Path>, path: &str) -> Result<Config, Error> {
+        self.compiler
+            .run(self.loader(), Main::File(file.as_ref()), path)
+    }
+
+    /// See [`Compiler::compile_file_to`].
+    pub fn compile_file_to(
+        &self,
+        path: impl AsRef<Path>,
+        format: Format,
+    ) -> Result<Rendered, Error> {
+        self.compiler.render(self.loader(), path.as_ref(), format)
+    }
+
+    fn loader(&self) -> Loader {
+        Loader::child(self.shared.clone())
     }
 }
 
@@ -434,6 +493,20 @@ fn without_values(e: &cf2_value::DeError, secrets: bool) -> String {
 pub struct Rendered {
     pub text: String,
     pub warnings: Vec<Diagnostic>,
+    /// The sources the warnings point into.
+    loader: Arc<Loader>,
+}
+
+impl Rendered {
+    /// A warning of this compile with its source excerpt, as the command line shows it.
+    pub fn render_diagnostic(&self, d: &Diagnostic, color: bool) -> String {
+        d.render(&*self.loader, color)
+    }
+
+    /// Where a warning of this compile points. Its `Display` is `FILE:LINE:COL`.
+    pub fn location(&self, d: &Diagnostic) -> Option<Location> {
+        location_of(&self.loader, d)
+    }
 }
 
 /// The text's size, not the text: it may hold secrets (see [`Config`]'s `Debug`).

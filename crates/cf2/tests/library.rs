@@ -10,6 +10,7 @@ fn compiler_config_and_error_can_cross_threads() {
     assert_send_sync::<Compiler>();
     assert_send_sync::<Config>();
     assert_send_sync::<Error>();
+    assert_send_sync::<cf2::Batch<'_>>();
     let compiler = std::sync::Arc::new(Compiler::with_host(MemoryHost::new()));
     let handles: Vec<_> = (0..4)
         .map(|i| {
@@ -318,4 +319,106 @@ fn a_failed_compile_keeps_its_trace() {
         .compile_str("main.cf2", "A => 1\nB => $A + fail(broken)\n")
         .unwrap_err();
     assert!(quiet.trace().is_empty());
+}
+
+/// Counts the reads of each file, to see what a batch shares.
+struct Counting {
+    inner: MemoryHost,
+    reads: std::sync::Arc<std::sync::Mutex<Vec<std::path::PathBuf>>>,
+}
+
+impl cf2::Host for Counting {
+    fn read_file(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+        if let Ok(mut reads) = self.reads.lock() {
+            reads.push(path.to_path_buf());
+        }
+        self.inner.read_file(path)
+    }
+    fn is_file(&self, path: &std::path::Path) -> bool {
+        self.inner.is_file(path)
+    }
+    fn canonicalize(&self, path: &std::path::Path) -> std::io::Result<std::path::PathBuf> {
+        self.inner.canonicalize(path)
+    }
+    fn current_dir(&self) -> std::path::PathBuf {
+        self.inner.current_dir()
+    }
+    fn env_var(&self, name: &str) -> Option<String> {
+        self.inner.env_var(name)
+    }
+    fn lookup_host(&self, name: &str) -> std::io::Result<Vec<std::net::IpAddr>> {
+        self.inner.lookup_host(name)
+    }
+    fn lookup_addr(&self, addr: std::net::IpAddr) -> std::io::Result<String> {
+        self.inner.lookup_addr(addr)
+    }
+    fn now(&self) -> std::time::SystemTime {
+        self.inner.now()
+    }
+}
+
+/// A batch compiles each host as the compiler alone does, reading and parsing a file every
+/// host imports once; each host's own file is read for its compile, and its results (and
+/// errors) are placed and rendered as any compile's.
+#[test]
+fn a_batch_reads_what_its_hosts_share_once() {
+    let mut host = MemoryHost::new().with_file(
+        "/site/base.cf2",
+        "Domain => 'example.org'\nFqdn => \"${Name}.${Domain}\"\nDisk ~(sum)> 10\n",
+    );
+    let names: Vec<String> = (0..6).map(|i| format!("/site/h{i}.cf2")).collect();
+    for (i, name) in names.iter().enumerate() {
+        host = host.with_file(
+            name,
+            format!("Name => h{i}\nimport('base')\nDisk ~(sum)> {i}\n"),
+        );
+    }
+    host = host.with_file(
+        "/site/bad.cf2",
+        "Name => bad\nimport('base')\nPort => 80\nUse => $Prot\n",
+    );
+    let reads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let compiler = Compiler::with_host(Counting {
+        inner: host,
+        reads: reads.clone(),
+    });
+    let alone: Vec<String> = names
+        .iter()
+        .map(|n| {
+            compiler
+                .compile_file(n)
+                .unwrap()
+                .render(cf2::Format::Json)
+                .unwrap()
+        })
+        .collect();
+    reads.lock().unwrap().clear();
+
+    let batch = compiler.batch();
+    // From several threads at once, as a fleet is compiled.
+    let batched: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = names
+            .iter()
+            .map(|n| {
+                let batch = &batch;
+                s.spawn(move || batch.compile_file_to(n, cf2::Format::Json).unwrap().text)
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(batched, alone);
+    let c = batch.compile_file(&names[2]).unwrap();
+    assert_eq!(
+        c.get("Fqdn").and_then(Value::as_text),
+        Some("h2.example.org")
+    );
+    assert_eq!(c.deserialize::<u32>("Disk").unwrap(), 12);
+    let e = batch.compile_file("/site/bad.cf2").unwrap_err();
+    assert!(e.render(false).contains("did you mean `Port`?"), "{e}");
+
+    let reads = reads.lock().unwrap();
+    let count = |name: &str| reads.iter().filter(|p| p.ends_with(name)).count();
+    assert_eq!(count("base.cf2"), 1, "{reads:?}");
+    assert_eq!(count("h2.cf2"), 2, "{reads:?}");
+    assert_eq!(count("h0.cf2"), 1, "{reads:?}");
 }

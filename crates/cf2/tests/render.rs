@@ -75,3 +75,17 @@ fn a_value_the_format_cannot_hold_is_placed_at_its_definition() {
     assert!(shown.contains("`B.C` is defined here"), "{shown}");
     assert!(shown.contains("cannot write `site.cf2` as cf2"), "{shown}");
 }
+
+/// Warnings of a compile straight to text are placed and shown with their source line.
+#[test]
+fn warnings_of_streamed_text_are_placed() {
+    let mut c = compiler("A => 1\nB => 2\nA => 1\n");
+    c.options_mut().warn_duplicates = true;
+    let r = c
+        .compile_file_to("site.cf2", Format::Json)
+        .expect("renders");
+    let w = r.warnings.first().expect("a duplicate warning");
+    let at = r.location(w).expect("placed");
+    assert_eq!((at.file.as_str(), at.line), ("site.cf2", 3));
+    assert!(r.render_diagnostic(w, false).contains("A => 1"));
+}

@@ -160,6 +160,68 @@ impl KeePassEntry {
     }
 }
 
+/// Implements [`Host`] for a wrapper by asking the host `$inner` gives for every method,
+/// the ones with defaults too: a wrapper that let a default answer instead would quietly
+/// lose its host's gpg, KeePass or protected files.
+macro_rules! forward_host {
+    ($this:ident => $inner:expr) => {
+        fn read_file(&$this, path: &Path) -> io::Result<Vec<u8>> {
+            $inner.read_file(path)
+        }
+        fn is_file(&$this, path: &Path) -> bool {
+            $inner.is_file(path)
+        }
+        fn canonicalize(&$this, path: &Path) -> io::Result<PathBuf> {
+            $inner.canonicalize(path)
+        }
+        fn current_dir(&$this) -> PathBuf {
+            $inner.current_dir()
+        }
+        fn read_file_unless_link(&$this, path: &Path) -> Option<Vec<u8>> {
+            $inner.read_file_unless_link(path)
+        }
+        fn list_dir(&$this, dir: &Path) -> Vec<String> {
+            $inner.list_dir(dir)
+        }
+        fn env_var(&$this, name: &str) -> Option<String> {
+            $inner.env_var(name)
+        }
+        fn lookup_host(&$this, name: &str) -> io::Result<Vec<IpAddr>> {
+            $inner.lookup_host(name)
+        }
+        fn lookup_addr(&$this, addr: IpAddr) -> io::Result<String> {
+            $inner.lookup_addr(addr)
+        }
+        fn now(&$this) -> SystemTime {
+            $inner.now()
+        }
+        fn protected(&$this, path: &Path) -> Option<String> {
+            $inner.protected(path)
+        }
+        fn verify_signed(&$this, path: &Path, data: &[u8]) -> Result<Signed, HostError> {
+            $inner.verify_signed(path, data)
+        }
+        fn open_keepass(&$this, path: &Path, data: &[u8]) -> Result<KeePassGroup, HostError> {
+            $inner.open_keepass(path, data)
+        }
+    };
+}
+
+/// A host shared with the program that made it: `Compiler::with_host(files.clone())` keeps
+/// a handle, so the program can still reach it (with [`RwLock`], change its files between
+/// compiles).
+impl<H: Host + ?Sized> Host for std::sync::Arc<H> {
+    forward_host!(self => (**self));
+}
+
+/// A host that can change between compiles (an editor's unsaved files in a
+/// [`MemoryHost`]): each call takes the read lock for itself, so a compile that runs while
+/// the host is changed may see files from before and after the change. A lock poisoned by
+/// a panic elsewhere is used as it is.
+impl<H: Host> Host for std::sync::RwLock<H> {
+    forward_host!(self => self.read().unwrap_or_else(std::sync::PoisonError::into_inner));
+}
+
 /// Lexically normalises a path: removes `.` and folds `..` (no file-system access).
 pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();

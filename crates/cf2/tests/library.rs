@@ -422,3 +422,81 @@ fn a_batch_reads_what_its_hosts_share_once() {
     assert_eq!(count("h2.cf2"), 2, "{reads:?}");
     assert_eq!(count("h0.cf2"), 1, "{reads:?}");
 }
+
+/// A program keeps a handle on the host it compiles from, and changes its in-memory files
+/// between compiles (an editor's unsaved buffers), imported files included.
+#[test]
+fn a_shared_host_can_change_between_compiles() {
+    use std::sync::{Arc, RwLock};
+    let files = Arc::new(RwLock::new(
+        MemoryHost::new()
+            .with_file("base.cf2", "Port => 80\n")
+            .with_file("main.cf2", "import('base')\nUrl => \"http://x:${Port}\"\n"),
+    ));
+    let compiler = Compiler::with_host(files.clone());
+    let url = |c: &Compiler| {
+        c.compile_file("main.cf2")
+            .unwrap()
+            .deserialize::<String>("Url")
+            .unwrap()
+    };
+    assert_eq!(url(&compiler), "http://x:80");
+    files
+        .write()
+        .unwrap()
+        .add_file("base.cf2", "Port => 8080\n");
+    assert_eq!(url(&compiler), "http://x:8080");
+}
+
+/// A wrapped host answers every question as the host it wraps, those with a default answer
+/// too: a wrapper must not quietly drop what the host protects.
+#[test]
+fn a_wrapped_host_keeps_what_its_host_protects() {
+    use std::sync::{Arc, RwLock};
+    struct Guarded(MemoryHost);
+    impl cf2::Host for Guarded {
+        fn read_file(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+            self.0.read_file(path)
+        }
+        fn is_file(&self, path: &std::path::Path) -> bool {
+            self.0.is_file(path)
+        }
+        fn canonicalize(&self, path: &std::path::Path) -> std::io::Result<std::path::PathBuf> {
+            self.0.canonicalize(path)
+        }
+        fn current_dir(&self) -> std::path::PathBuf {
+            self.0.current_dir()
+        }
+        fn env_var(&self, name: &str) -> Option<String> {
+            self.0.env_var(name)
+        }
+        fn lookup_host(&self, name: &str) -> std::io::Result<Vec<std::net::IpAddr>> {
+            self.0.lookup_host(name)
+        }
+        fn lookup_addr(&self, addr: std::net::IpAddr) -> std::io::Result<String> {
+            self.0.lookup_addr(addr)
+        }
+        fn now(&self) -> std::time::SystemTime {
+            self.0.now()
+        }
+        fn protected(&self, path: &std::path::Path) -> Option<String> {
+            path.ends_with("password.txt")
+                .then(|| "holds this run's password".to_string())
+        }
+    }
+    let host = || {
+        Guarded(
+            MemoryHost::new()
+                .with_file("password.txt", "hunter2")
+                .with_file("main.cf2", "P => read('password.txt')\n"),
+        )
+    };
+    for compiler in [
+        Compiler::with_host(Arc::new(host())),
+        Compiler::with_host(RwLock::new(host())),
+        Compiler::with_host(Arc::new(RwLock::new(host()))),
+    ] {
+        let e = compiler.compile_file("main.cf2").unwrap_err();
+        assert!(e.render(false).contains("holds this run's password"), "{e}");
+    }
+}

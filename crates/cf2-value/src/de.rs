@@ -40,7 +40,10 @@ use crate::{Number, Value};
 ///   [`from_value_at`] from a path that names nothing;
 /// - **enums**: a unit variant is named by text (`Mode => fast`); a newtype, tuple or struct
 ///   variant by a block with exactly one member, the variant's name (`Mode => { Tcp => {...} }`);
-/// - **unit** `()` is an empty list or an empty block.
+/// - **unit** `()` is an empty list or an empty block;
+/// - **[`Value`]** is the value itself, kinds of text included (`extra: Value` keeps a part
+///   of the configuration as it is; inside `#[serde(flatten)]` or an untagged enum, which
+///   serde buffers first, text comes back as [`Value::String`]).
 ///
 /// Errors say where in the value they arose: ``at `Web.Ports.1`: expected u16, found text
 /// 'http'``.
@@ -444,9 +447,13 @@ impl<'de> de::Deserializer<'de> for &'de Value {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, DeError> {
+        if name == crate::de_value::EXACT {
+            // `Value::deserialize`: the value as it is, kind of text included.
+            return visitor.visit_enum(crate::de_value::Exact(self));
+        }
         visitor.visit_newtype_struct(self)
     }
 

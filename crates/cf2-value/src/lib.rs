@@ -13,6 +13,7 @@
 //! walks over a `Value` (writers, comparison, drop) are bounded.
 
 mod de;
+mod de_value;
 mod number;
 mod ser;
 pub mod sink;

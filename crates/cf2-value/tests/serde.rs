@@ -567,3 +567,68 @@ fn accessors_read_a_value_of_their_kind_only() {
     assert_eq!(Value::Number(Number::Int(2)).as_f64(), Some(2.0));
     assert_eq!(Value::String("2".into()).as_f64(), None);
 }
+
+/// A value read back as a `Value` is the value itself, kinds of text included, at any
+/// depth: a program's type can hold a part of the configuration as it is.
+#[test]
+fn a_value_deserializes_to_itself() {
+    let mut inner = Block::default();
+    inner.insert("lit".into(), Value::Literal("a".into()));
+    inner.insert("str".into(), Value::String("b\nc".into()));
+    inner.insert("re".into(), Value::Regex("^w+$".into()));
+    inner.insert("n".into(), Value::Number(Number::Int(-3)));
+    inner.insert("f".into(), Value::Number(Number::Float(0.5)));
+    inner.insert("t".into(), Value::Bool(true));
+    inner.insert(
+        "l".into(),
+        Value::List(vec![Value::Literal("x".into()), Value::List(vec![])]),
+    );
+    let mut top = Block::default();
+    top.insert("Zeta".into(), Value::Block(inner));
+    top.insert("Alpha".into(), Value::Block(Block::default()));
+    let v = Value::Block(top);
+    let back: Value = from_value(&v).unwrap();
+    assert_eq!(back, v);
+    assert_eq!(
+        back.as_block()
+            .map(|b| b.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["Zeta".to_string(), "Alpha".to_string()])
+    );
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct App {
+        name: String,
+        #[serde(default)]
+        extra: Option<Value>,
+    }
+    let mut app = Block::default();
+    app.insert("name".into(), Value::Literal("web".into()));
+    app.insert("extra".into(), Value::Regex("a|b".into()));
+    let app: App = from_value(&Value::Block(app)).unwrap();
+    assert_eq!(app.extra, Some(Value::Regex("a|b".into())));
+}
+
+/// From another format: text is a string, integers that fit are integers, maps keep their
+/// order; what CF2 cannot hold is refused, not changed.
+#[test]
+fn a_value_deserializes_from_other_formats() {
+    let v: Value = serde_json::from_str(r#"{"b": [1, 2.5, "x", true], "a": {"c": -7}}"#).unwrap();
+    let mut a = Block::default();
+    a.insert("c".into(), Value::Number(Number::Int(-7)));
+    let mut top = Block::default();
+    top.insert(
+        "b".into(),
+        Value::List(vec![
+            Value::Number(Number::Int(1)),
+            Value::Number(Number::Float(2.5)),
+            Value::String("x".into()),
+            Value::Bool(true),
+        ]),
+    );
+    top.insert("a".into(), Value::Block(a));
+    assert_eq!(v, Value::Block(top));
+    let e = serde_json::from_str::<Value>(r#"{"a": null}"#).unwrap_err();
+    assert!(e.to_string().contains("CF2 has no null"), "{e}");
+    let e = serde_json::from_str::<Value>("18446744073709551615").unwrap_err();
+    assert!(e.to_string().contains("too large for a CF2 number"), "{e}");
+}

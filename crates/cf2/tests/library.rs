@@ -500,3 +500,25 @@ fn a_wrapped_host_keeps_what_its_host_protects() {
         assert!(e.render(false).contains("holds this run's password"), "{e}");
     }
 }
+
+/// A program's type can keep a part of the configuration as a `Value`.
+#[test]
+fn a_config_part_deserializes_to_a_value() {
+    #[derive(serde::Deserialize)]
+    struct Web {
+        #[serde(rename = "Port")]
+        port: u16,
+        #[serde(rename = "Extra")]
+        extra: Value,
+    }
+    let c = Compiler::with_host(MemoryHost::new())
+        .compile_str(
+            "main.cf2",
+            "Web.Port => 80\nWeb.Extra => { Name => www, Re => /^a/, Doc => \"x\" }\n",
+        )
+        .unwrap();
+    let web: Web = c.deserialize("Web").unwrap();
+    assert_eq!(web.port, 80);
+    assert_eq!(Some(&web.extra), c.get("Web.Extra"));
+    assert_eq!(c.deserialize::<Value>("").unwrap(), *c.value());
+}

@@ -228,6 +228,20 @@ impl Compiler {
 /// rayon, `files.par_iter().map(|f| batch.compile_file_to(f, Format::Json))`). What it
 /// keeps grows with the files imported, not with the compiles; it is freed with the batch
 /// and the results.
+///
+/// ```
+/// use cf2::{Compiler, Format, MemoryHost};
+/// let host = MemoryHost::new()
+///     .with_file("base.cf2", "Domain => 'example.org'\nFqdn => \"${Name}.${Domain}\"\n")
+///     .with_file("web1.cf2", "Name => web1\nimport('base')\n")
+///     .with_file("web2.cf2", "Name => web2\nimport('base')\n");
+/// let compiler = Compiler::with_host(host);
+/// let batch = compiler.batch(); // base.cf2 is read and parsed once
+/// for (file, fqdn) in [("web1.cf2", "web1.example.org"), ("web2.cf2", "web2.example.org")] {
+///     let json = batch.compile_file_to(file, Format::Json).unwrap().text;
+///     assert!(json.contains(fqdn));
+/// }
+/// ```
 pub struct Batch<'c> {
     compiler: &'c Compiler,
     /// The files imported so far; each compile's main file lives in a child of it, freed

@@ -369,18 +369,15 @@ impl Config {
             let shown = match self.nearest(path) {
                 // A path that names nothing: placed at the last resource it names.
                 Some((found, step)) => {
-                    let mut d = self.rerun.locate(&self.loader, found, &message);
                     let members = self.value.get_path(found).and_then(Value::as_block);
-                    if let (Some(d), Some(members)) = (&mut d, members) {
-                        let near = cf2_syntax::diagnostic::did_you_mean(
-                            step,
-                            members.keys().map(String::as_str),
-                        );
-                        if let Some(near) = near {
-                            *d = d.clone().hint(format!("did you mean `{near}`?"));
-                        }
+                    let near = members.and_then(|m| {
+                        cf2_syntax::diagnostic::did_you_mean(step, m.keys().map(String::as_str))
+                    });
+                    let d = self.rerun.locate(&self.loader, found, &message);
+                    match near {
+                        Some(near) => d.map(|d| d.hint(format!("did you mean `{near}`?"))),
+                        None => d,
                     }
-                    d
                 }
                 None => {
                     let at = e.path();
@@ -539,9 +536,10 @@ pub struct DeserializeError {
     /// The dotted path of the value, from the top of the configuration (`Web.Ports.2`).
     pub path: String,
     pub message: String,
-    /// Where the resource that gave the value is defined: the definition that won, for a
-    /// value a file gave (`web.cf2:3:1` for `Web.Ports.2` from `Web.Ports => [...]` on its
-    /// line 3). `None` for a value no resource holds (a path that names nothing).
+    /// Where the resource that gave the value is defined: the definition that won
+    /// (`web.cf2:3:1` for `Web.Ports.2` from `Web.Ports => [...]` on its line 3); for a
+    /// path that names nothing, the last resource it names (`Web` for `Web.Prot`). `None`
+    /// where no resource is involved (a top-level name that does not exist).
     pub location: Option<Location>,
     /// The error at that definition, and the sources that render it (boxed: a `Result`
     /// carries this error by value).

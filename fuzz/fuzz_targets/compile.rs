@@ -1,8 +1,10 @@
 //! Arbitrary bytes split at `0xFF` bytes (never part of UTF-8) into up to three files:
 //! `main.cf2`, `a.cf2` and `b.cf2`, compiled from memory. A successful compile is written in
 //! every output format, and compiled straight to JSON text (streamed from the evaluator),
-//! which must be the JSON of the value; a failed one has its diagnostics rendered. Nothing
-//! may panic, overflow the stack or hang.
+//! which must be the JSON of the value, also from a batch, twice (the second sharing the
+//! imported files); it reads back as the same `Value`, and an error about its value is
+//! placed and rendered. A failed compile has its diagnostics rendered. Nothing may panic,
+//! overflow the stack or hang.
 #![no_main]
 
 use cf2::{Compiler, MemoryHost};
@@ -37,6 +39,29 @@ fuzz_target!(|data: &[u8]| {
             for w in config.warnings() {
                 let _ = config.render_diagnostic(w, false);
                 let _ = config.location(w);
+            }
+            // Read back as a `Value`, the value is itself.
+            let back: Option<cf2::Value> = config.deserialize("").ok();
+            assert_eq!(
+                back.as_ref(),
+                Some(config.value()),
+                "a Value reads back changed"
+            );
+            // An error about a value is placed by compiling again (the first member that
+            // is no `u8`).
+            if let Err(e) = config.deserialize::<std::collections::BTreeMap<String, u8>>("") {
+                let _ = e.render(false);
+            }
+            // A batch shares `a.cf2` and `b.cf2` between its compiles: the same text.
+            let batch = compiler.batch();
+            let first = batch.compile_file_to("main.cf2", Format::Json);
+            let second = batch.compile_file_to("main.cf2", Format::Json);
+            if let (Ok(streamed), Ok(first), Ok(second)) = (&streamed, &first, &second) {
+                assert_eq!(&first.text, &streamed.text, "a batch compiles differently");
+                assert_eq!(
+                    &second.text, &streamed.text,
+                    "a batch's second compile differs"
+                );
             }
         }
         Err(e) => {

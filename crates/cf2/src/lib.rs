@@ -37,7 +37,9 @@ use std::sync::Arc;
 /// Compiles configurations. One compiler can compile many files, one after another or from
 /// several threads at once (`Compiler` is `Send + Sync`); each compile reads its files
 /// afresh, so a long-lived compiler sees files edited between compiles, and keeps nothing
-/// from a compile once its result is dropped.
+/// from a compile once its result is dropped. A clone shares the host and copies the
+/// options (`compiler.clone().include_private(true)`).
+#[derive(Clone)]
 pub struct Compiler {
     /// Shared with each [`Config`], which compiles again to place a deserialization error.
     host: Arc<dyn Host>,

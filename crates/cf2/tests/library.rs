@@ -446,6 +446,13 @@ fn a_shared_host_can_change_between_compiles() {
         .unwrap()
         .add_file("base.cf2", "Port => 8080\n");
     assert_eq!(url(&compiler), "http://x:8080");
+    // A clone shares the host.
+    let clone = compiler.clone().include_private(true);
+    files
+        .write()
+        .unwrap()
+        .add_file("base.cf2", "Port => 8443\n");
+    assert_eq!(url(&clone), "http://x:8443");
 }
 
 /// A wrapped host answers every question as the host it wraps, those with a default answer

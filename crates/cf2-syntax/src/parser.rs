@@ -216,6 +216,9 @@ enum E<'x> {
     AfterMatch(Token, BinaryOp, u8),
     MatchSelect(Token, BinaryOp),
     TooDeep(Span),
+    /// A run of an operator that does not regroup (`+`, `-`, ...), too long: each operand
+    /// nests inside the next.
+    LongRun(Span, BinaryOp),
     NumberTooLarge(Span),
     DollarNoName(Token),
     UnclosedLiteral(Token),
@@ -1197,6 +1200,13 @@ impl<'a> Parser<'a> {
         };
         let span = lhs.expr.span.to(rhs.expr.span);
         let depth = lhs.depth.max(rhs.depth) + 1;
+        if depth > MAX_NESTING
+            && lhs.depth > rhs.depth
+            && matches!(lhs.expr.kind, ExprKind::Binary(..))
+        {
+            // Deep down the left: a long run such as `1 + 1 + ... + 1`, not brackets.
+            return Err(self.fail(E::LongRun(self.tspan(t), op)));
+        }
         let kind = ExprKind::Binary(op, Box::new(lhs.expr), Box::new(rhs.expr));
         self.push_node(kind, span, depth, self.tspan(t))
     }
@@ -2004,7 +2014,7 @@ impl<'a> Parser<'a> {
             E::Unterminated(_, false) | E::UnclosedLiteral(_) => self.unclosed_reported = true,
             _ => {}
         }
-        let fatal = matches!(e, E::TooDeep(_));
+        let fatal = matches!(e, E::TooDeep(_) | E::LongRun(..));
         let mut d = self.diagnose(e);
         if d.resource.is_none() {
             d.resource = self.resource_name(None);
@@ -2302,6 +2312,17 @@ impl<'a> Parser<'a> {
                 .at(span)
                 .with_label("too deep here")
                 .hint("simplify the expression, or split it over several resources"),
+            E::LongRun(span, op) => Diagnostic::error(format!(
+                "nesting too deep (more than {MAX_NESTING} levels): a run of `{}` nests each operand inside the next",
+                op.symbol()
+            ))
+            .at(span)
+            .with_label("too deep here")
+            .note("the operands are combined in the order written, since regrouping could change a result (rounding, overflow)")
+            .hint({
+                let o = op.symbol();
+                format!("split the run: give parts resources of their own (`Part => a {o} b {o} ...`, then `$Part {o} ...`), or bracket parts where regrouping keeps the meaning")
+            }),
             E::NumberTooLarge(span) => {
                 let text = self
                     .lex

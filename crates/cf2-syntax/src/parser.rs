@@ -179,6 +179,31 @@ fn binop(kind: Tok) -> Option<(BinaryOp, u8)> {
     })
 }
 
+/// The hint for `NAME OP= value` (`+=`, `-=`, ...), which CF2 does not have: the mutation
+/// that does what was meant, chosen by what the value starts with (`after`).
+fn compound_assignment_hint(op: &str, name: &str, after: &str) -> String {
+    let value = after.trim_start().chars().next();
+    let has_no = format!("CF2 has no `{op}=`");
+    match (op, value) {
+        ("+", Some('{')) => {
+            format!("{has_no}: to add members to a block, merge it: `{name} ~> {{ ... }}`")
+        }
+        ("+" | "++", Some('[')) => {
+            format!("{has_no}: to add elements to a list, `{name} ~(append)> [...]`")
+        }
+        ("-", Some('[')) => {
+            format!("{has_no}: to take elements out of a list, `{name} ~(remove)> [...]`")
+        }
+        ("+", _) => format!(
+            "{has_no}: to add to a number, `{name} ~(sum)> value` (the `~(sum)>` of every file add up)"
+        ),
+        ("-", _) => format!("{has_no}: to take from a number, `{name} ~(sum)> -value`"),
+        _ => format!(
+            "{has_no}: a resource is defined with `=>`, or combined with what lies below by a mutation function such as `~(sum)>` or `~(append)>`"
+        ),
+    }
+}
+
 fn is_binop(_: &Parser<'_>, t: Token) -> bool {
     binop(t.kind).is_some()
 }
@@ -2254,6 +2279,9 @@ impl<'a> Parser<'a> {
                     Tok::Assign | Tok::Ge => d.hint("a resource is assigned with `=>`, e.g. `Name => value`"),
                     Tok::Newline | Tok::Eof => d.hint("a resource needs a value, e.g. `Name => value`"),
                     Tok::Minus if adjacent('>') => d.hint("a resource is defined with `=>`, not `->`, e.g. `Name => value`"),
+                    Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::PlusPlus if adjacent('=') => {
+                        d.hint(compound_assignment_hint(self.text(t), &dotted(path), self.lex.src().get(t.end + 1..).unwrap_or("")))
+                    }
                     Tok::Word | Tok::Ref => match path {
                         [one] if did_you_mean(&one.name, ["private"]).is_some() => {
                             d.hint(format!("did you mean `private`? (`private {} => ...`)", self.text(t)))

@@ -1803,7 +1803,7 @@ impl<'a> Parser<'a> {
         let then_kw = self.lex.peek_nth(0);
         if !self.is_word(then_kw, "then") {
             self.fail(E::IfNoThen(then_kw, kw));
-            return Err(self.branches_without_then(then_kw));
+            return Err(self.branches_without_then(then_kw, stmt));
         }
         self.lex.next_token();
         self.skip_nl();
@@ -1827,7 +1827,7 @@ impl<'a> Parser<'a> {
     /// not a stray one). The `if` stays in error.
     #[cold]
     #[inline(never)]
-    fn branches_without_then(&mut self, t: Token) -> Fail {
+    fn branches_without_then(&mut self, t: Token, stmt: bool) -> Fail {
         let starts_value = match t.kind {
             Tok::Word => !self.is_word(t, "else") && !self.is_word(t, "then"),
             Tok::Number
@@ -1843,10 +1843,18 @@ impl<'a> Parser<'a> {
             | Tok::Slash => true,
             _ => false,
         };
+        // A value `if (...) { 2 } else { 3 }`, as in C: the braces read as blocks of
+        // definitions, and what they hold would only add errors about a form to be
+        // rewritten anyway. (In an `if` statement they do hold definitions: checked.)
+        let braces = t.kind == Tok::LBrace && !stmt;
+        let reported = self.diags.len();
         if starts_value && self.binary(P_OR).is_ok() && self.cont(is_else) {
             self.bump();
             self.skip_nl();
             let _ = self.binary(P_OR);
+        }
+        if braces && !self.gave_up {
+            self.diags.truncate(reported);
         }
         Fail
     }
@@ -2277,6 +2285,11 @@ impl<'a> Parser<'a> {
                 let adjacent = |c: char| self.lex.src().get(t.end..).is_some_and(|r| r.starts_with(c));
                 match t.kind {
                     Tok::Assign | Tok::Ge => d.hint("a resource is assigned with `=>`, e.g. `Name => value`"),
+                    Tok::EqEq => d.hint("a resource is defined with `=>` (`==` compares), e.g. `Name => value`"),
+                    Tok::LBrace => d.hint(format!(
+                        "a block is given with `=>`, or merged with `~>`: `{} => {{ ... }}`",
+                        dotted(path)
+                    )),
                     Tok::Newline | Tok::Eof => d.hint("a resource needs a value, e.g. `Name => value`"),
                     Tok::Minus if adjacent('>') => d.hint("a resource is defined with `=>`, not `->`, e.g. `Name => value`"),
                     Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::PlusPlus if adjacent('=') => {
@@ -2480,9 +2493,16 @@ impl<'a> Parser<'a> {
             E::IfNoParen(t) => self
                 .expected(t, "`(` after `if`")
                 .hint("the condition of `if` is written in brackets: `if ($x) then ... else ...`"),
-            E::IfNoThen(t, kw) => self
-                .expected(t, "`then` after the condition of `if`")
-                .also(self.tspan(kw), "the `if` is here"),
+            E::IfNoThen(t, kw) => {
+                let d = self
+                    .expected(t, "`then` after the condition of `if`")
+                    .also(self.tspan(kw), "the `if` is here");
+                if t.kind == Tok::LBrace {
+                    d.hint("`then` comes before each value: `if ($x) then 2 else 3`; braces hold definitions, as in `if ($x) then { A => 1 } else { A => 2 }`")
+                } else {
+                    d
+                }
+            }
             E::Unterminated(open, true) => {
                 Diagnostic::error("this regular expression is never closed: there is no matching `/` on its line")
                     .at(self.tspan(open))
@@ -2766,6 +2786,15 @@ impl<'a> Parser<'a> {
         }
         if let Some(h) = self.foreign_hint(found) {
             return d.hint(h);
+        }
+        if open.kind == Tok::LBracket
+            && matches!(
+                found.kind,
+                Tok::Number | Tok::Word | Tok::Ref | Tok::DQuote | Tok::SQuoted | Tok::LBrace
+            )
+        {
+            // `[1 2 3]`: another element where a separator belongs.
+            return d.hint("separate the elements of a list with `,` or a newline: `[1, 2, 3]`");
         }
         if let Some(around) = self.closes_around(open, found) {
             let closer = match open.kind {

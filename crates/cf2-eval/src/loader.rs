@@ -341,13 +341,15 @@ impl Loader {
         Ok(self.add(path.to_path_buf(), display, bytes))
     }
 
-    /// Adds a source given as text (a string compiled directly, or standard input).
+    /// Adds a source given as text (a string compiled directly, or standard input); one
+    /// added under `name` before is kept, whatever its text.
     pub fn add_source(&self, name: &str, text: &str) -> &LoadedFile {
-        self.add(
-            PathBuf::from(format!("<{name}>")),
-            name,
-            text.as_bytes().to_vec(),
-        )
+        self.add(source_path(name), name, text.as_bytes().to_vec())
+    }
+
+    /// The source added as text under `name` ([`Loader::add_source`]), if any.
+    pub fn source(&self, name: &str) -> Option<&LoadedFile> {
+        self.loaded(&source_path(name))
     }
 
     /// Adds a file unless one with this path is there already. It is parsed and checked
@@ -475,6 +477,11 @@ impl Sources for Loader {
     fn file(&self, id: FileId) -> Option<&SourceFile> {
         self.get(id).map(|f| &f.source)
     }
+}
+
+/// The path under which a source given as text is kept: not one a file can have.
+fn source_path(name: &str) -> PathBuf {
+    PathBuf::from(format!("<{name}>"))
 }
 
 #[cfg(test)]

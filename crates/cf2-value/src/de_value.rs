@@ -55,26 +55,15 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 
     fn visit_u64<E: de::Error>(self, u: u64) -> Result<Value, E> {
-        match i64::try_from(u) {
-            Ok(i) => Ok(Value::Number(Number::Int(i))),
-            Err(_) => Err(E::custom(format!(
-                "the integer {u} is too large for a CF2 number (at most {})",
-                i64::MAX
-            ))),
-        }
+        integer(u)
     }
 
     fn visit_i128<E: de::Error>(self, i: i128) -> Result<Value, E> {
-        match i64::try_from(i) {
-            Ok(i) => Ok(Value::Number(Number::Int(i))),
-            Err(_) => Err(E::custom(format!(
-                "the integer {i} is out of the range of a CF2 number"
-            ))),
-        }
+        integer(i)
     }
 
     fn visit_u128<E: de::Error>(self, u: u128) -> Result<Value, E> {
-        self.visit_i128(i128::try_from(u).unwrap_or(i128::MAX))
+        integer(u)
     }
 
     fn visit_f64<E: de::Error>(self, f: f64) -> Result<Value, E> {
@@ -131,6 +120,24 @@ impl<'de> Visitor<'de> for ValueVisitor {
             _ => content.newtype_variant_seed(AnyValue),
         }
     }
+}
+
+/// An integer of a wider type, if it fits a CF2 number (an `i64`): beyond, a float would
+/// silently lose its last digits.
+fn integer<N, E>(n: N) -> Result<Value, E>
+where
+    N: Copy + fmt::Display + TryInto<i64>,
+    E: de::Error,
+{
+    n.try_into()
+        .map(|i| Value::Number(Number::Int(i)))
+        .map_err(|_| {
+            E::custom(format!(
+                "the integer {n} is out of the range of a CF2 number ({} to {})",
+                i64::MIN,
+                i64::MAX
+            ))
+        })
 }
 
 /// A value read with `deserialize_any`, its elements through [`Value::deserialize`].

@@ -37,13 +37,14 @@ use std::sync::Arc;
 /// Compiles configurations. One compiler can compile many files, one after another or from
 /// several threads at once (`Compiler` is `Send + Sync`); each compile reads its files
 /// afresh, so a long-lived compiler sees files edited between compiles, and keeps nothing
-/// from a compile once its result is dropped. A clone shares the host and copies the
-/// options (`compiler.clone().include_private(true)`).
+/// from a compile once its result is dropped. A clone shares the host, and the options
+/// until one of them changes its own (`compiler.clone().include_private(true)`).
 #[derive(Clone)]
 pub struct Compiler {
     /// Shared with each [`Config`], which compiles again to place a deserialization error.
     host: Arc<dyn Host>,
-    options: Options,
+    /// Shared with each [`Config`] too, and copied only when changed after that.
+    options: Arc<Options>,
 }
 
 impl Default for Compiler {
@@ -68,17 +69,17 @@ impl Compiler {
     pub fn with_host(host: impl Host + 'static) -> Compiler {
         Compiler {
             host: Arc::new(host),
-            options: Options::default(),
+            options: Arc::default(),
         }
     }
 
     pub fn options_mut(&mut self) -> &mut Options {
-        &mut self.options
+        Arc::make_mut(&mut self.options)
     }
 
     /// Output private resources too (`-p`).
     pub fn include_private(mut self, yes: bool) -> Compiler {
-        self.options.include_private = yes;
+        self.options_mut().include_private = yes;
         self
     }
 
@@ -87,7 +88,7 @@ impl Compiler {
     /// function. Standard function and mutation function names cannot be taken: a
     /// function registered under one makes every compile fail, naming it.
     pub fn register_function(mut self, f: impl Function + 'static) -> Compiler {
-        self.options.functions.register(Arc::new(f));
+        self.options_mut().functions.register(Arc::new(f));
         self
     }
 
@@ -117,7 +118,9 @@ impl Compiler {
     /// a function path). Registered functions come first, then providers in the order
     /// they were added.
     pub fn add_functions(mut self, provider: impl FunctionProvider + 'static) -> Compiler {
-        self.options.functions.add_provider(Arc::new(provider));
+        self.options_mut()
+            .functions
+            .add_provider(Arc::new(provider));
         self
     }
 
@@ -208,10 +211,7 @@ impl Compiler {
                     options: self.options.clone(),
                     main: match main {
                         Main::File(file) => OwnedMain::File(file.to_path_buf()),
-                        Main::Text { name, text } => OwnedMain::Text {
-                            name: name.to_string(),
-                            text: text.to_string(),
-                        },
+                        Main::Text { name, .. } => OwnedMain::Text(name.to_string()),
                     },
                     at: path.to_string(),
                 },
@@ -304,7 +304,7 @@ pub struct Config {
 #[derive(Clone)]
 struct Rerun {
     host: Arc<dyn Host>,
-    options: Options,
+    options: Arc<Options>,
     main: OwnedMain,
     /// The path the value was asked at ([`Compiler::compile_file_at`]; empty for all).
     at: String,
@@ -313,7 +313,8 @@ struct Rerun {
 #[derive(Clone)]
 enum OwnedMain {
     File(std::path::PathBuf),
-    Text { name: String, text: String },
+    /// Text compiled directly, by its name: the loader keeps the text.
+    Text(String),
 }
 
 impl Rerun {
@@ -323,7 +324,10 @@ impl Rerun {
     fn locate(&self, loader: &Loader, path: &str, message: &str) -> Option<Diagnostic> {
         let main = match &self.main {
             OwnedMain::File(file) => Main::File(file),
-            OwnedMain::Text { name, text } => Main::Text { name, text },
+            OwnedMain::Text(name) => Main::Text {
+                name,
+                text: loader.source(name).map_or("", |f| &f.source.text),
+            },
         };
         let full = match (self.at.as_str(), path) {
             (at, "") => at.to_string(),
@@ -367,6 +371,8 @@ impl Config {
         path: &str,
     ) -> Result<T, DeserializeError> {
         cf2_value::from_value_at(&self.value, path).map_err(|e| {
+            // Where in the value the error arose (`Web.Ports.2`).
+            let at = e.path();
             let message = without_values(&e, self.holds_secrets);
             let shown = match self.nearest(path) {
                 // A path that names nothing: placed at the last resource it names.
@@ -381,17 +387,14 @@ impl Config {
                         None => d,
                     }
                 }
-                None => {
-                    let at = e.path();
-                    self.rerun
-                        .locate(&self.loader, &at, &format!("at `{at}`: {message}"))
-                }
+                None => self
+                    .rerun
+                    .locate(&self.loader, &at, &format!("at `{at}`: {message}")),
             }
             .map(|d| Box::new((d, self.loader.clone())));
-            let path = e.path();
             DeserializeError {
                 location: shown.as_deref().and_then(|(d, l)| location_of(l, d)),
-                path,
+                path: at,
                 message,
                 shown,
             }

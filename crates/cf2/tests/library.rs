@@ -321,13 +321,24 @@ fn a_failed_compile_keeps_its_trace() {
     assert!(quiet.trace().is_empty());
 }
 
-/// Counts the reads of each file, to see what a batch shares.
-struct Counting {
+/// A host of the program's own over a `MemoryHost`: it records every file read (to see
+/// what a batch shares) and protects `password.txt` (a hook with a default, which a
+/// wrapping host must not lose).
+struct Watched {
     inner: MemoryHost,
     reads: std::sync::Arc<std::sync::Mutex<Vec<std::path::PathBuf>>>,
 }
 
-impl cf2::Host for Counting {
+impl Watched {
+    fn new(inner: MemoryHost) -> Watched {
+        Watched {
+            inner,
+            reads: Default::default(),
+        }
+    }
+}
+
+impl cf2::Host for Watched {
     fn read_file(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
         if let Ok(mut reads) = self.reads.lock() {
             reads.push(path.to_path_buf());
@@ -355,6 +366,10 @@ impl cf2::Host for Counting {
     fn now(&self) -> std::time::SystemTime {
         self.inner.now()
     }
+    fn protected(&self, path: &std::path::Path) -> Option<String> {
+        path.ends_with("password.txt")
+            .then(|| "holds this run's password".to_string())
+    }
 }
 
 /// A batch compiles each host as the compiler alone does, reading and parsing a file every
@@ -377,11 +392,9 @@ fn a_batch_reads_what_its_hosts_share_once() {
         "/site/bad.cf2",
         "Name => bad\nimport('base')\nPort => 80\nUse => $Prot\n",
     );
-    let reads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let compiler = Compiler::with_host(Counting {
-        inner: host,
-        reads: reads.clone(),
-    });
+    let host = Watched::new(host);
+    let reads = host.reads.clone();
+    let compiler = Compiler::with_host(host);
     let alone: Vec<String> = names
         .iter()
         .map(|n| {
@@ -460,39 +473,8 @@ fn a_shared_host_can_change_between_compiles() {
 #[test]
 fn a_wrapped_host_keeps_what_its_host_protects() {
     use std::sync::{Arc, RwLock};
-    struct Guarded(MemoryHost);
-    impl cf2::Host for Guarded {
-        fn read_file(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-            self.0.read_file(path)
-        }
-        fn is_file(&self, path: &std::path::Path) -> bool {
-            self.0.is_file(path)
-        }
-        fn canonicalize(&self, path: &std::path::Path) -> std::io::Result<std::path::PathBuf> {
-            self.0.canonicalize(path)
-        }
-        fn current_dir(&self) -> std::path::PathBuf {
-            self.0.current_dir()
-        }
-        fn env_var(&self, name: &str) -> Option<String> {
-            self.0.env_var(name)
-        }
-        fn lookup_host(&self, name: &str) -> std::io::Result<Vec<std::net::IpAddr>> {
-            self.0.lookup_host(name)
-        }
-        fn lookup_addr(&self, addr: std::net::IpAddr) -> std::io::Result<String> {
-            self.0.lookup_addr(addr)
-        }
-        fn now(&self) -> std::time::SystemTime {
-            self.0.now()
-        }
-        fn protected(&self, path: &std::path::Path) -> Option<String> {
-            path.ends_with("password.txt")
-                .then(|| "holds this run's password".to_string())
-        }
-    }
     let host = || {
-        Guarded(
+        Watched::new(
             MemoryHost::new()
                 .with_file("password.txt", "hunter2")
                 .with_file("main.cf2", "P => read('password.txt')\n"),

@@ -3,7 +3,7 @@
 //! is read and parsed once. Each output is written atomically; a host that fails writes
 //! nothing and is reported, and the others still compile.
 
-use crate::output::OutDir;
+use crate::out_dir::OutDir;
 use crate::sources::{self, Recorded};
 use crate::{color, usage_error, CompileArgs};
 use cf2_eval::{evaluate_into, Loader, Main};
@@ -130,7 +130,31 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             })
             .collect()
     });
+    // The last outputs are named, once on disk (`OutDir`); those that replace a file are put
+    // in place, then the names too are flushed to disk.
+    let unnamed = out_dir.name_waiting();
+    if !unnamed.is_empty() {
+        let by_output: HashMap<&str, usize> = outputs
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.as_str(), i))
+            .collect();
+        for (name, msg) in unnamed {
+            let Some((file, report)) = by_output
+                .get(name.as_str())
+                .and_then(|&i| Some((args.files.get(i)?, reports.get_mut(i)?)))
+            else {
+                continue; // Not reached: every name comes from `outputs`.
+            };
+            report.failure = Some(Failure::Output);
+            report.messages.push(Message::Plain(format!(
+                "{}: error: {msg}\n",
+                file.display()
+            )));
+        }
+    }
     pool.install(|| write_replacing(&host, dir, &args.files, &outputs, &mut reports));
+    let synced = out_dir.sync();
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -165,6 +189,11 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
                 list_files(&failed)
             );
         }
+    }
+    if let Err(msg) = synced {
+        // Every output is in place, but may not survive a power cut.
+        sayln!("cf2: error: {msg}");
+        failed_any = true;
     }
     if !failed_any {
         return ExitCode::SUCCESS;

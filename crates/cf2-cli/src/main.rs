@@ -23,6 +23,7 @@ macro_rules! sayln {
 }
 
 mod batch;
+mod out_dir;
 mod output;
 mod sources;
 #[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]

@@ -19,6 +19,67 @@ pub const STANDARD: &[&str] = &[
     "sum", "topdir", "typeof", "upcase", "warn",
 ];
 
+/// Names other languages give what a standard function does, with the function (or the
+/// operator) to use instead: a hint where "did you mean" finds nothing close. Only names
+/// no standard function is near; the first of a pair is lower-case.
+const FROM_OTHER_LANGUAGES: &[(&str, &str)] = &[
+    ("lower", "`downcase(X)`"),
+    ("lowercase", "`downcase(X)`"),
+    ("tolower", "`downcase(X)`"),
+    ("lc", "`downcase(X)`"),
+    ("upper", "`upcase(X)`"),
+    ("uppercase", "`upcase(X)`"),
+    ("toupper", "`upcase(X)`"),
+    ("uc", "`upcase(X)`"),
+    ("error", "`fail(MESSAGE)`"),
+    ("die", "`fail(MESSAGE)`"),
+    ("abort", "`fail(MESSAGE)`"),
+    ("raise", "`fail(MESSAGE)`"),
+    ("throw", "`fail(MESSAGE)`"),
+    ("panic", "`fail(MESSAGE)`"),
+    ("print", "`warn(MESSAGE)`"),
+    ("warning", "`warn(MESSAGE)`"),
+    ("log", "`warn(MESSAGE)`"),
+    ("echo", "`warn(MESSAGE)`"),
+    ("type", "`typeof(X)`"),
+    ("gettype", "`typeof(X)`"),
+    ("isset", "`defined(X)`"),
+    ("exists", "`defined(X)`"),
+    ("isdefined", "`defined(X)`"),
+    ("is_defined", "`defined(X)`"),
+    ("implode", "`join(SEPARATOR, LIST)`"),
+    ("concat", "the operator `++` (`$A ++ $B`)"),
+    ("strcat", "the operator `++` (`$A ++ $B`)"),
+    ("include", "`import(FILE)`"),
+    ("require", "`import(FILE)`"),
+    ("load", "`import(FILE)`"),
+    ("source", "`import(FILE)`"),
+    ("readfile", "`read(FILE)`"),
+    ("file", "`read(FILE)`"),
+    ("slurp", "`read(FILE)`"),
+    ("gethostbyname", "`ipaddr(HOST)`"),
+    ("resolve", "`ipaddr(HOST)`"),
+    ("gethostbyaddr", "`iphost(ADDRESS)`"),
+];
+
+/// What to write instead of `name`, a function other languages have: see
+/// [`FROM_OTHER_LANGUAGES`].
+fn from_other_languages(name: &str) -> Option<&'static str> {
+    FROM_OTHER_LANGUAGES
+        .iter()
+        .find(|(other, _)| other.eq_ignore_ascii_case(name))
+        .map(|(_, instead)| *instead)
+}
+
+/// The standard functions, listed for a message: `` `defined`, `downcase`, ... ``.
+pub(crate) fn listed(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn arity(call: &ast::Call, want: usize) -> R<()> {
     if call.args.len() == want {
         return Ok(());
@@ -448,8 +509,10 @@ impl<'a> Evaluator<'a> {
                 "not a standard function, a macro defined above, or a custom function"
             });
         // A module may be missing because a directory of the function path is.
+        let mut unavailable = false;
         for why in self.opts.functions.unavailable() {
             d = d.note(why);
+            unavailable = true;
         }
         // A macro of that name in another file of this configuration: macros are local to
         // their file (reference §3.13), which people putting `def`s in a base do not expect.
@@ -472,6 +535,19 @@ impl<'a> Evaluator<'a> {
             cf2_syntax::diagnostic::did_you_mean(&call.name.name, names.iter().map(|s| s.as_str()))
         {
             d = d.hint(format!("did you mean `{s}`?"));
+        } else if !unavailable {
+            // Nothing close (and no module missing, the likelier cause): the whole list, and
+            // what a name from another language is here.
+            d = d.note(format!(
+                "the standard functions are {} (names are case-insensitive)",
+                listed(STANDARD)
+            ));
+            if let Some(instead) = from_other_languages(&call.name.name) {
+                d = d.hint(format!(
+                    "to do what `{}` does elsewhere, use {instead}",
+                    call.name.name
+                ));
+            }
         }
         EvalError::new(d)
     }

@@ -42,6 +42,39 @@ pub(crate) fn lower_name(name: &str) -> std::borrow::Cow<'static, str> {
     }
 }
 
+/// Names other languages (or other configuration tools) give what a mutation does, with
+/// the mutation to write instead: a hint where "did you mean" finds nothing close.
+const FROM_OTHER_LANGUAGES: &[(&str, &str)] = &[
+    ("add", "`~(sum)>`"),
+    ("plus", "`~(sum)>`"),
+    ("total", "`~(sum)>`"),
+    ("merge", "`~>` (blocks merge member by member)"),
+    ("deep_merge", "`~>` (blocks merge member by member)"),
+    ("deepmerge", "`~>` (blocks merge member by member)"),
+    ("override", "`=>` (the importing file's value wins)"),
+    ("replace", "`=>` (the importing file's value wins)"),
+    ("set", "`=>` (the importing file's value wins)"),
+    ("assign", "`=>` (the importing file's value wins)"),
+    ("push", "`~(append)>`"),
+    ("extend", "`~(append)>`"),
+    ("concat", "`~(append)>`"),
+    ("unshift", "`~(prepend)>`"),
+    ("unique", "`~(union)>`"),
+    ("uniq", "`~(union)>`"),
+    ("distinct", "`~(union)>`"),
+    ("dedup", "`~(union)>`"),
+    ("delete", "`~(remove)>`"),
+    ("del", "`~(remove)>`"),
+    ("minus", "`~(remove)>`"),
+    ("subtract", "`~(remove)>`"),
+    ("exclude", "`~(remove)>`"),
+    ("maximum", "`~(max)>`"),
+    ("highest", "`~(max)>`"),
+    ("minimum", "`~(min)>`"),
+    ("lowest", "`~(min)>`"),
+    ("fallback", "`~(default)>`"),
+];
+
 fn commutative(name: &str) -> Option<bool> {
     match name {
         "max" | "min" | "sum" | "union" | "remove" => Some(true),
@@ -79,6 +112,18 @@ impl<'a> Evaluator<'a> {
             cf2_syntax::diagnostic::did_you_mean(name, names.iter().map(|s| s.as_str()))
         {
             d = d.hint(format!("did you mean `~({x})>`?"));
+        } else {
+            // Nothing close: the whole list, and what a name from elsewhere is here.
+            d = d.note(format!(
+                "the standard mutation functions are {}",
+                crate::functions::listed(STANDARD_MUTATORS)
+            ));
+            if let Some((_, instead)) = FROM_OTHER_LANGUAGES
+                .iter()
+                .find(|(other, _)| other.eq_ignore_ascii_case(name))
+            {
+                d = d.hint(format!("for what `{name}` does elsewhere, write {instead}"));
+            }
         }
         EvalError::new(d)
     }

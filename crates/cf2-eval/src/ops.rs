@@ -27,6 +27,24 @@ fn type_error(op: &str, side: &str, v: &Val, want: &str, at: Span) -> EvalError 
     ))
     .at(at)
     .with_label(format!("this is {}", v.kind_phrase()));
+    // Lists and blocks are combined by mutations, not operators: the habit of `+` or `++`
+    // on them (`[a] ++ [b]`, `$Base + { ... }`) from other languages.
+    match (op, v) {
+        ("+" | "++", Val::List(_)) => {
+            d = d.hint(
+                "no operator joins lists: write the list whole (`[a, b, c]`), or add to a \
+                 resource's list with a mutation, `Hosts ~(append)> [c]`; `join(', ', $L)` \
+                 makes text of a list",
+            );
+        }
+        ("+" | "++", Val::Block(_)) => {
+            d = d.hint(
+                "no operator joins blocks: merge them with `~>` (`Web ~> { Port => 80 }`), or \
+                 define the members one by one (`Web.Port => 80`)",
+            );
+        }
+        _ => {}
+    }
     // The two habits from other languages that end here (reference §3.1, §3.7).
     match (op, v.text()) {
         ("||" | "&&", Some(t @ ("true" | "false"))) => {

@@ -2870,6 +2870,12 @@ impl<'a> Parser<'a> {
 
     /// A hint for a word from another language at `t`, or just before it (`not $x`).
     fn foreign_hint(&self, t: Token) -> Option<&'static str> {
+        // `$x == 1 ? a : b`: C's conditional operator (a `?` after a value is no `?` value).
+        if t.kind == Tok::Question {
+            return Some(
+                "CF2 has no `? :`: the conditional is written `if ($x == 1) then a else b`",
+            );
+        }
         if t.kind == Tok::Word {
             if let Some(h) = foreign_word_hint(self.text(t)) {
                 return Some(h);

@@ -6,9 +6,7 @@
 use crate::out_dir::OutDir;
 use crate::sources::{self, Recorded};
 use crate::{color, usage_error, CompileArgs};
-use cf2_eval::{evaluate_into, Loader, Main};
 use cf2_output::Format;
-use cf2_syntax::Sources;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -89,10 +87,15 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     // new are invisible to every host, so what one host reads never depends on whether
     // another has been written yet.
     let new_outputs = outputs.iter().filter(|name| !out_dir.listed(name)).cloned();
-    let host = Recorded::new(cf2::Secured::new(cf2::OsHost, security)).hiding(dir, new_outputs);
-    // Imported files are parsed once for the whole batch; each host's own file lives in a
-    // child loader freed after that host, so memory does not grow with the fleet.
-    let shared = std::sync::Arc::new(Loader::new());
+    let host = std::sync::Arc::new(
+        Recorded::new(cf2::Secured::new(cf2::OsHost, security)).hiding(dir, new_outputs),
+    );
+    // The library's batch: imported files are parsed once for the whole batch; each host's
+    // own file lives in a loader of its own freed after that host, so memory does not grow
+    // with the fleet.
+    let mut compiler = cf2::Compiler::with_host(host.clone());
+    *compiler.options_mut() = opts.clone();
+    let compiles = compiler.batch();
     let color = color();
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(args.files.len() as u64);
@@ -110,9 +113,8 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
     // several hosts share (an error in an aspect they all import) is printed once.
     let batch = Batch {
         args,
-        opts,
         host: &host,
-        shared: &shared,
+        compiles: &compiles,
         out_dir: &out_dir,
         format,
         color,
@@ -153,7 +155,7 @@ pub fn run(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) -> 
             )));
         }
     }
-    pool.install(|| write_replacing(&host, dir, &args.files, &outputs, &mut reports));
+    pool.install(|| write_replacing(&*host, dir, &args.files, &outputs, &mut reports));
     let synced = out_dir.sync();
     if let Some(b) = &bar {
         b.finish_and_clear();
@@ -280,9 +282,8 @@ const LISTED: usize = 10;
 /// What every host of a batch is compiled with.
 struct Batch<'a> {
     args: &'a CompileArgs,
-    opts: &'a cf2::Options,
     host: &'a Recorded<cf2::Secured<cf2::OsHost>>,
-    shared: &'a std::sync::Arc<Loader>,
+    compiles: &'a cf2::Batch<'a>,
     out_dir: &'a OutDir,
     format: Format,
     color: bool,
@@ -306,90 +307,82 @@ impl Batch<'_> {
     fn compile(&self, file: &Path, out: &str) -> HostReport {
         let Batch {
             args,
-            opts,
             host,
-            shared,
+            compiles,
             out_dir,
             format,
             color,
         } = *self;
         let stale = || self.stale(out, file);
-        let loader = Loader::child(shared.clone());
         let main_names = [
             file.display().to_string(),
             cf2_eval::with_cf2_extension(file).display().to_string(),
         ];
-        let diagnostic = |d: &cf2::Diagnostic| {
-            let own = d
-                .span
-                .is_some_and(|s| main_names.iter().any(|n| n == loader.name(s.file)));
+        // Whether a place is in the host's own file, named `name`.
+        let in_main = |name: &str| main_names.iter().any(|n| n == name);
+        // A diagnostic of this host's compile, rendered by `render`; `in_main` tells whether
+        // a place is in the host's own file.
+        let diagnostic = |d: &cf2::Diagnostic,
+                          in_main: &dyn Fn(cf2::Span) -> bool,
+                          render: &dyn Fn(&cf2::Diagnostic) -> String| {
+            let own = d.span.is_some_and(in_main);
             let mut d = d.clone();
             if !own {
                 // An error in a shared file (a syntax error in an aspect) is printed once
                 // for all the hosts that have it; where each host imports the file would
                 // make every copy differ. The note names the hosts instead.
-                d.labels.retain(|l| {
-                    !(l.message == "imported here"
-                        && main_names.iter().any(|n| n == loader.name(l.span.file)))
-                });
+                d.labels
+                    .retain(|l| !(l.message == "imported here" && in_main(l.span)));
             }
             d.notes.push(CONFIGURATIONS.to_string());
             Message::Diagnostic {
-                text: d.render(&loader, color),
+                text: render(&d),
                 own,
             }
         };
         let mut messages = Vec::new();
-        // The output is written as the evaluator computes it (no value is built first for
-        // JSON).
-        let mut renderer = cf2_output::Renderer::new(format);
-        match evaluate_into(host, &loader, Main::File(file), opts, &mut renderer) {
-            Ok(e) => {
-                messages.extend(e.warnings.iter().map(diagnostic));
-                push_trace(&mut messages, file, &e.trace);
+        // JSON is written as the evaluator computes it (no value is built first).
+        match compiles.compile_file_to(file, format) {
+            Ok(rendered) => {
+                let own = |span| in_main(rendered.source_name(span));
+                let render = |d: &cf2::Diagnostic| rendered.render_diagnostic(d, color);
+                messages.extend(
+                    rendered
+                        .warnings
+                        .iter()
+                        .map(|d| diagnostic(d, &own, &render)),
+                );
+                push_trace(&mut messages, file, rendered.trace());
                 let plain =
                     |msg: String| Message::Plain(format!("{}: error: {msg}\n", file.display()));
-                let written = renderer
-                    .finish("")
-                    .map_err(|e| {
-                        let refused =
-                            crate::output::refusal(host, &loader, Main::File(file), opts, &e);
-                        (Failure::Compile, diagnostic(&refused))
-                    })
-                    .and_then(|text| {
-                        if args.sign {
-                            // `-S`: clearsigned with --gpguser.
-                            host.host.security.clearsign(text.as_bytes()).map_err(|e| {
-                                (
-                                    Failure::Output,
-                                    plain(format!("cannot sign the output: {e}")),
-                                )
-                            })
-                        } else {
-                            Ok(text.into_bytes())
-                        }
-                    })
-                    .and_then(|data| {
-                        // A name that was not in the directory is created, never replaced: only
-                        // one that was can be a file read, by this host or another. It is
-                        // written once every host has read what it reads (`write_replacing`).
-                        if out_dir.listed(out) {
-                            return out_dir
-                                .stage_named(out, &data)
-                                .map(Some)
-                                .map_err(|m| (Failure::Output, plain(m)));
-                        }
+                let data = if args.sign {
+                    // `-S`: clearsigned with --gpguser.
+                    host.host
+                        .security
+                        .clearsign(rendered.text.as_bytes())
+                        .map_err(|e| plain(format!("cannot sign the output: {e}")))
+                } else {
+                    Ok(rendered.text.into_bytes())
+                };
+                // A name that was not in the directory is created, never replaced: only one
+                // that was can be a file read, by this host or another. It is written once
+                // every host has read what it reads (`write_replacing`).
+                let written = data.and_then(|data| {
+                    if out_dir.listed(out) {
+                        out_dir.stage_named(out, &data).map(Some).map_err(plain)
+                    } else {
                         out_dir
                             .write_named(out, &data)
                             .map(|()| None)
-                            .map_err(|m| (Failure::Output, plain(m)))
-                    });
+                            .map_err(plain)
+                    }
+                });
                 let (failure, replacing) = match written {
                     Ok(replacing) => (None, replacing),
-                    Err((failure, message)) => {
+                    Err(message) => {
                         messages.push(message);
                         messages.extend(stale());
-                        (Some(failure), None)
+                        (Some(Failure::Output), None)
                     }
                 };
                 HostReport {
@@ -398,11 +391,15 @@ impl Batch<'_> {
                     replacing,
                 }
             }
-            Err(f) => {
-                // What was decided before the error, as a single compile shows it.
-                push_trace(&mut messages, file, &f.trace);
-                messages.extend(f.warnings.iter().map(diagnostic));
-                messages.extend(f.errors.iter().map(diagnostic));
+            Err(e) => {
+                // What was decided before the error, as a single compile shows it. A value
+                // the format cannot hold is among the errors, at its definition.
+                let own = |span| in_main(e.source_name(span));
+                let render = |d: &cf2::Diagnostic| e.render_diagnostic(d, color);
+                push_trace(&mut messages, file, e.trace());
+                for d in e.warnings.iter().chain(&e.diagnostics) {
+                    messages.push(diagnostic(d, &own, &render));
+                }
                 messages.extend(stale());
                 HostReport {
                     failure: Some(Failure::Compile),

@@ -19,7 +19,7 @@ pub use cf2_eval::external::{
 };
 pub use cf2_eval::{Host, Loader, Made, MemoryHost, Options, Origin, Provenance};
 pub use cf2_output::{Format, OutputError};
-pub use cf2_syntax::{Diagnostic, Severity};
+pub use cf2_syntax::{Diagnostic, Severity, Span};
 pub use cf2_value::{Block, Number, Value};
 pub use os_host::OsHost;
 pub use secured::Secured;
@@ -174,20 +174,25 @@ impl Compiler {
                 Ok(text) => Ok(Rendered {
                     text,
                     warnings: e.warnings,
+                    trace: e.trace,
                     loader,
                 }),
                 Err(o) => {
-                    // At the definition of the value the format cannot hold.
+                    // At the definition of the value the format cannot hold; the message
+                    // names the format and the value's path (`cf2 output cannot write
+                    // `B.C.1`: ...`).
                     let d = cf2_eval::error_at_value(
                         &*self.host,
                         &loader,
                         main,
                         &self.options,
                         o.path(),
-                        format!("cannot write `{}` as {format}: {o}", path.display()),
+                        o.to_string(),
                         "the output cannot be written",
                     );
-                    Err(Error::new(vec![d], e.warnings, loader))
+                    let mut error = Error::new(vec![d], e.warnings, loader);
+                    error.trace = e.trace;
+                    Err(error)
                 }
             },
             Err(f) => Err(Error::failed(f, loader)),
@@ -509,11 +514,22 @@ fn without_values(e: &cf2_value::DeError, secrets: bool) -> String {
 pub struct Rendered {
     pub text: String,
     pub warnings: Vec<Diagnostic>,
+    trace: Vec<String>,
     /// The sources the warnings point into.
     loader: Arc<Loader>,
 }
 
 impl Rendered {
+    /// The `-Deval` entries (empty unless tracing is on, `options_mut().trace = true`).
+    pub fn trace(&self) -> &[String] {
+        &self.trace
+    }
+
+    /// The name of the file `span` points into, as diagnostics show it.
+    pub fn source_name(&self, span: Span) -> &str {
+        self.loader.name(span.file)
+    }
+
     /// A warning of this compile with its source excerpt, as the command line shows it.
     pub fn render_diagnostic(&self, d: &Diagnostic, color: bool) -> String {
         d.render(&*self.loader, color)
@@ -633,6 +649,11 @@ impl Error {
     /// `options_mut().trace = true`): what was evaluated on the way to the error.
     pub fn trace(&self) -> &[String] {
         &self.trace
+    }
+
+    /// The name of the file `span` points into, as diagnostics show it.
+    pub fn source_name(&self, span: Span) -> &str {
+        self.loader.name(span.file)
     }
 
     /// The errors with their source excerpts, as the command line shows them.

@@ -73,7 +73,12 @@ fn a_value_the_format_cannot_hold_is_placed_at_its_definition() {
     assert_eq!((at.file.as_str(), at.line, at.column), ("site.cf2", 3, 3));
     let shown = e.render(false);
     assert!(shown.contains("`B.C` is defined here"), "{shown}");
-    assert!(shown.contains("cannot write `site.cf2` as cf2"), "{shown}");
+    // The message the command line gives: the format, and the value's path.
+    assert!(
+        shown.contains("site.cf2:3:3: error: cf2 output cannot write `B.C.1`: it holds text with a NUL character"),
+        "{shown}"
+    );
+    assert_eq!(e.source_name(d.span.expect("placed")), "site.cf2");
 }
 
 /// Warnings of a compile straight to text are placed and shown with their source line.
@@ -88,4 +93,27 @@ fn warnings_of_streamed_text_are_placed() {
     let at = r.location(w).expect("placed");
     assert_eq!((at.file.as_str(), at.line), ("site.cf2", 3));
     assert!(r.render_diagnostic(w, false).contains("A => 1"));
+    assert_eq!(r.source_name(w.span.expect("placed")), "site.cf2");
+    assert!(r.trace().is_empty(), "tracing is off");
+}
+
+/// With tracing on, a compile straight to text keeps its `-Deval` entries, and so does
+/// one the format refuses (what was decided before the refusal).
+#[test]
+fn streamed_text_keeps_its_trace() {
+    let mut c = compiler("A => 1\nB => $A\n");
+    c.options_mut().trace = true;
+    let r = c
+        .compile_file_to("site.cf2", Format::Json)
+        .expect("renders");
+    assert!(r.trace().iter().any(|t| t.contains('B')), "{:?}", r.trace());
+    let host = MemoryHost::new()
+        .with_file("site.cf2", "A => 1\nB => read('nul.txt')\n")
+        .with_file("nul.txt", "a\0b");
+    let mut c = Compiler::with_host(host);
+    c.options_mut().trace = true;
+    let e = c
+        .compile_file_to("site.cf2", Format::Cf2)
+        .expect_err("cf2 text holds no NUL");
+    assert!(e.trace().iter().any(|t| t.contains('B')), "{:?}", e.trace());
 }

@@ -496,7 +496,17 @@ impl<'a> Evaluator<'a> {
                 let written = self.source_text(at);
                 let dotted = written.split('.').count() > 2
                     && written.bytes().all(|c| c.is_ascii_digit() || c == b'.');
-                if dotted && matches!(other, Val::Num(_)) {
+                // `$Host . '.example.org'`: Perl's and PHP's `.` joins text (a selector is
+                // written against the value, and is never quoted text).
+                let joining = written.contains(" .")
+                    || written.contains(". ")
+                    || written.contains(".'")
+                    || written.contains(".\"");
+                if joining && matches!(other, Val::Lit(_) | Val::Str(_) | Val::Num(_)) {
+                    d = d.hint(
+                        "`.` selects a member (`$Web.Port`); to join text, use `++`: `$Host ++ '.example.org'`",
+                    );
+                } else if dotted && matches!(other, Val::Num(_)) {
                     d = d.hint(format!(
                         "an address or version number is text and must be quoted: `'{written}'`"
                     ));

@@ -2164,6 +2164,9 @@ impl<'a> Parser<'a> {
                 "a carriage return alone (CR, shown `␍`) does not end a line: CF2 lines end with LF or CR LF, so convert the file's line ends (e.g. `tr '\\r' '\\n' < old.cf2 > new.cf2`)",
             ),
             "#" => d.hint("comments start with `//`"),
+            "%" => d.hint(
+                "CF2 has no `%` (remainder) operator: its arithmetic operators are `+`, `-`, `*` and `/`",
+            ),
             "&" => d.hint("logical 'and' is written `&&`"),
             "|" => d.hint("logical 'or' is written `||`"),
             // `Port: 80`, where a mutation is expected, is a definition written as in YAML.
@@ -2408,11 +2411,13 @@ impl<'a> Parser<'a> {
                 .hint("add a `'` where the text ends; write `\\'` for a quote inside it"),
             E::ValueExpected(t) => {
                 let d = self.expected(t, "a value");
-                let after_slash = t
-                    .start
-                    .checked_sub(1)
-                    .and_then(|i| self.lex.src().get(i..t.start))
-                    == Some("/");
+                let before = |c: &str| {
+                    t.start
+                        .checked_sub(1)
+                        .and_then(|i| self.lex.src().get(i..t.start))
+                        == Some(c)
+                };
+                let after_slash = before("/");
                 let src = self.lex.src();
                 let relative = src
                     .get(t.start..)
@@ -2429,6 +2434,10 @@ impl<'a> Parser<'a> {
                     Tok::Tilde => d.hint("a regular expression match is written `=~`"),
                     Tok::Star if after_slash => {
                         d.hint("comments start with `//`; CF2 has no `/* */` comments")
+                    }
+                    // `2 ** 3`, from Python, Perl or Ruby.
+                    Tok::Star if before("*") => {
+                        d.hint("CF2 has no `**` (power) operator: multiply, `$x * $x`")
                     }
                     _ => d,
                 }
@@ -2874,6 +2883,19 @@ impl<'a> Parser<'a> {
         if t.kind == Tok::Question {
             return Some(
                 "CF2 has no `? :`: the conditional is written `if ($x == 1) then a else b`",
+            );
+        }
+        // `$Ports[0]`, `$Web["port"]`: indexing as in most languages, right after a value.
+        let adjacent = t.start > 0
+            && self
+                .lex
+                .src()
+                .get(..t.start)
+                .and_then(|b| b.chars().next_back())
+                .is_some_and(|c| !c.is_whitespace() && c != ',');
+        if t.kind == Tok::LBracket && adjacent {
+            return Some(
+                "an element or member is selected with `.`: `$Ports.0` for a list's first element, `$Ports.($i)` for a computed one, `$Web.port` for a member",
             );
         }
         if t.kind == Tok::Word {

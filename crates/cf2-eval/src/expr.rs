@@ -671,14 +671,28 @@ impl<'a> Evaluator<'a> {
         let written = Some(inner)
             .filter(|t| t.starts_with('$') && t.len() <= 40 && !t.contains('\n'))
             .unwrap_or("$X");
+        // `yes`, `True`, `off`: booleans in YAML, Python or INI files, text in CF2.
+        let boolean_elsewhere = match v {
+            Val::Lit(t) | Val::Str(t) => ["yes", "no", "on", "off", "true", "false"]
+                .iter()
+                .any(|b| t.eq_ignore_ascii_case(b)),
+            _ => false,
+        };
+        let hint = if boolean_elsewhere {
+            format!(
+                "{} is text: the booleans are `true` and `false`, unquoted; or compare the text: `if ({written} == {})`",
+                v.describe(),
+                v.describe().trim_matches('\'')
+            )
+        } else {
+            format!("compare it: `if ({written} == value)`, or test it: `if (defined({written}))`")
+        };
         EvalError::new(
             Diagnostic::error(format!(
                 "the condition of an `if` must be a boolean, but it is {what}"
             ))
             .at(cond.span)
-            .hint(format!(
-                "compare it: `if ({written} == value)`, or test it: `if (defined({written}))`"
-            )),
+            .hint(hint),
         )
     }
 

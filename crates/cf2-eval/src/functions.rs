@@ -60,6 +60,11 @@ const FROM_OTHER_LANGUAGES: &[(&str, &str)] = &[
     ("gethostbyname", "`ipaddr(HOST)`"),
     ("resolve", "`ipaddr(HOST)`"),
     ("gethostbyaddr", "`iphost(ADDRESS)`"),
+    // LCFG's mutation macros, written as values.
+    ("mset", "`Name => value`"),
+    ("madd", "`Name ~(append)> [value]`"),
+    ("mremove", "`Name ~(remove)> [value]`"),
+    ("mextra", "`Name ~(union)> [value]`"),
 ];
 
 /// What to write instead of `name`, a function other languages have: see

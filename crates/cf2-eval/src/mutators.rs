@@ -73,6 +73,11 @@ const FROM_OTHER_LANGUAGES: &[(&str, &str)] = &[
     ("minimum", "`~(min)>`"),
     ("lowest", "`~(min)>`"),
     ("fallback", "`~(default)>`"),
+    // LCFG's mutation macros.
+    ("mset", "`=>`"),
+    ("madd", "`~(append)>`"),
+    ("mremove", "`~(remove)>`"),
+    ("mextra", "`~(union)>`"),
 ];
 
 fn commutative(name: &str) -> Option<bool> {

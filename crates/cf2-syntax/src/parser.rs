@@ -2154,16 +2154,21 @@ impl<'a> Parser<'a> {
         let d = Diagnostic::error(format!("expected {expected}, found {}", self.describe(t)))
             .at(self.err_span(t))
             .with_label(label);
+        // `!mail.relay mADD(x)`: an LCFG mutation, where a statement starts.
+        if t.kind == Tok::Bang && expected.starts_with("a resource definition") {
+            return d.hint(LCFG_MUTATION);
+        }
         if t.kind != Tok::Error {
             return d;
         }
         match self.text(t) {
             ";" => d.hint("separate statements with a newline or `,`"),
+            // `#include <lcfg/defaults.h>`, `#ifdef`: LCFG's C preprocessor.
+            "#" => d.hint(self.preprocessor_hint(t)),
             // Classic Mac OS line ends: the file would read as one long line.
             "\r" => d.hint(
                 "a carriage return alone (CR, shown `␍`) does not end a line: CF2 lines end with LF or CR LF, so convert the file's line ends (e.g. `tr '\\r' '\\n' < old.cf2 > new.cf2`)",
             ),
-            "#" => d.hint("comments start with `//`"),
             "%" => d.hint(
                 "CF2 has no `%` (remainder) operator: its arithmetic operators are `+`, `-`, `*` and `/`",
             ),
@@ -2182,6 +2187,54 @@ impl<'a> Parser<'a> {
                 None => d.hint("a resource is defined with `=>`, e.g. `Name => value`"),
             },
             _ => d,
+        }
+    }
+
+    /// The text of `t`'s line from `t` on.
+    fn rest_of_line(&self, t: Token) -> &str {
+        self.lex
+            .src()
+            .get(t.start..)
+            .and_then(|r| r.lines().next())
+            .unwrap_or("")
+    }
+
+    /// The hint for a `#` where a statement starts: a C preprocessor line, as LCFG files
+    /// have them, or a comment as in shell or Perl.
+    fn preprocessor_hint(&self, t: Token) -> String {
+        let line = self
+            .lex
+            .src()
+            .get(t.end..)
+            .and_then(|r| r.lines().next())
+            .unwrap_or("")
+            .trim_start();
+        let directive = line
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .next()
+            .unwrap_or("");
+        match directive {
+            "include" => {
+                // `<lcfg/defaults.h>` or `"site.h"`: the file's name, without `.h`.
+                let name = line
+                    .get(directive.len()..)
+                    .unwrap_or("")
+                    .trim()
+                    .trim_matches(|c| matches!(c, '<' | '>' | '"'));
+                let name = name.strip_suffix(".h").unwrap_or(name);
+                let name = if name.is_empty() { "name" } else { name };
+                format!(
+                    "CF2 has no preprocessor: a file is imported with `import('{}')` (comments start with `//`)",
+                    shorten(name)
+                )
+            }
+            "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif" => {
+                "CF2 has no preprocessor: a value that depends on a condition is written `if ($x) then a else b`, and statements under one with `if ($x) then { ... }` (comments start with `//`)".to_string()
+            }
+            "define" => {
+                "CF2 has no preprocessor: a constant is a resource (`private Name => value` keeps it out of the output), a computation a macro (`def name(x) = ...`) (comments start with `//`)".to_string()
+            }
+            _ => "comments start with `//`".to_string(),
         }
     }
 
@@ -2298,9 +2351,29 @@ impl<'a> Parser<'a> {
                     Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::PlusPlus if adjacent('=') => {
                         d.hint(compound_assignment_hint(self.text(t), &dotted(path), self.lex.src().get(t.end + 1..).unwrap_or("")))
                     }
-                    Tok::Word | Tok::Ref => match path {
-                        [one] if did_you_mean(&one.name, ["private"]).is_some() => {
+                    Tok::Word | Tok::Ref | Tok::Number => match path {
+                        [one] if t.kind != Tok::Number && did_you_mean(&one.name, ["private"]).is_some() => {
                             d.hint(format!("did you mean `private`? (`private {} => ...`)", self.text(t)))
+                        }
+                        // `mail.relay mSET(smtp)`: an LCFG mutation.
+                        _ if t.kind == Tok::Word && LCFG_MACROS.contains(&self.text(t)) => d.hint(LCFG_MUTATION),
+                        // `mail.relay smtp`, as LCFG and many configuration files write it
+                        // (not `static Web => 1`, whose line has its `=>` further on).
+                        _ if t.kind != Tok::Ref && !self.rest_of_line(t).contains("=>") && !self.rest_of_line(t).contains('~') => {
+                            let value = self.rest_of_line(t).trim();
+                            // Text other than a name or a number is quoted (`'smtp.example.org'`).
+                            let value = if is_identifier(value)
+                                || value.parse::<f64>().is_ok()
+                                || value.contains(['\'', '"'])
+                            {
+                                shorten(value)
+                            } else {
+                                format!("'{}'", shorten(value))
+                            };
+                            d.hint(format!(
+                                "a resource is defined with `=>`: `{} => {value}`",
+                                dotted(path),
+                            ))
                         }
                         _ => d,
                     },
@@ -3103,6 +3176,10 @@ fn is_name_path(e: &Expr) -> bool {
         _ => false,
     }
 }
+
+/// LCFG's mutation macros (`!mail.relay mADD(x)`), and what CF2 writes instead.
+const LCFG_MACROS: &[&str] = &["mSET", "mADD", "mREMOVE", "mEXTRA", "mREPLACE", "mCONCAT"];
+const LCFG_MUTATION: &str = "LCFG's `!resource mSET(value)` is written `resource => value` in CF2, and `mADD(x)` `resource ~(append)> [x]`, `mREMOVE(x)` `resource ~(remove)> [x]`, `mEXTRA(x)` `resource ~(union)> [x]`";
 
 /// A hint for a word from another language where an operator or keyword was expected.
 fn foreign_word_hint(w: &str) -> Option<&'static str> {

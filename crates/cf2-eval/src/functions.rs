@@ -76,7 +76,7 @@ fn from_other_languages(name: &str) -> Option<&'static str> {
         .map(|(_, instead)| *instead)
 }
 
-/// The standard functions, listed for a message: `` `defined`, `downcase`, ... ``.
+/// Names listed for a message, each quoted: `` `defined`, `downcase`, ... ``.
 pub(crate) fn listed(names: &[&str]) -> String {
     names
         .iter()

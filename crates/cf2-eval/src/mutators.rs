@@ -99,11 +99,7 @@ impl<'a> Evaluator<'a> {
                     .with_label("used here")
                     .note(format!(
                         "`{name}` is a standard function; the standard mutation functions are {}",
-                        STANDARD_MUTATORS
-                            .iter()
-                            .map(|m| format!("`{m}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        crate::functions::listed(STANDARD_MUTATORS)
                     ))
                     .hint(format!("call it as a function instead: `X => {name}(...)`")),
             );

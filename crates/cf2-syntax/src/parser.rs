@@ -2357,9 +2357,19 @@ impl<'a> Parser<'a> {
                         }
                         // `mail.relay mSET(smtp)`: an LCFG mutation.
                         _ if t.kind == Tok::Word && LCFG_MACROS.contains(&self.text(t)) => d.hint(LCFG_MUTATION),
-                        // `mail.relay smtp`, as LCFG and many configuration files write it
-                        // (not `static Web => 1`, whose line has its `=>` further on).
-                        _ if t.kind != Tok::Ref && !self.rest_of_line(t).contains("=>") && !self.rest_of_line(t).contains('~') => {
+                        // `final X => 1`: a mutation function written as a qualifier.
+                        [one] if t.kind == Tok::Word && matches!(&*one.name, "final" | "default") => d.hint(format!(
+                            "`{0}` is a mutation function, written after the name: `{1} ~({0})> value`",
+                            one.name,
+                            self.text(t)
+                        )),
+                        // `let X = 1`, `static Web => 1`: a declaration from another language.
+                        [_] if t.kind == Tok::Word && self.rest_of_line(t).contains(['=', ':', '~']) => d.hint(format!(
+                            "CF2 declares nothing: a resource is defined by its name, `{} => value`; the one qualifier is `private`",
+                            self.text(t)
+                        )),
+                        // `mail.relay smtp`, as LCFG and many configuration files write it.
+                        _ if t.kind != Tok::Ref && !self.rest_of_line(t).contains(['=', ':', '~']) => {
                             let value = self.rest_of_line(t).trim();
                             // Text other than a name or a number is quoted (`'smtp.example.org'`).
                             let value = if is_identifier(value)

@@ -318,8 +318,8 @@ impl Batch<'_> {
             file.display().to_string(),
             cf2_eval::with_cf2_extension(file).display().to_string(),
         ];
-        // Whether a place is in the host's own file, named `name`.
-        let in_main = |name: &str| main_names.iter().any(|n| n == name);
+        // Whether the file named `name` is the host's own.
+        let is_main = |name: &str| main_names.iter().any(|n| n == name);
         // A diagnostic of this host's compile, rendered by `render`; `in_main` tells whether
         // a place is in the host's own file.
         let diagnostic = |d: &cf2::Diagnostic,
@@ -344,13 +344,13 @@ impl Batch<'_> {
         // JSON is written as the evaluator computes it (no value is built first).
         match compiles.compile_file_to(file, format) {
             Ok(rendered) => {
-                let own = |span| in_main(rendered.source_name(span));
+                let in_main = |span| is_main(rendered.source_name(span));
                 let render = |d: &cf2::Diagnostic| rendered.render_diagnostic(d, color);
                 messages.extend(
                     rendered
                         .warnings
                         .iter()
-                        .map(|d| diagnostic(d, &own, &render)),
+                        .map(|d| diagnostic(d, &in_main, &render)),
                 );
                 push_trace(&mut messages, file, rendered.trace());
                 let plain =
@@ -394,11 +394,11 @@ impl Batch<'_> {
             Err(e) => {
                 // What was decided before the error, as a single compile shows it. A value
                 // the format cannot hold is among the errors, at its definition.
-                let own = |span| in_main(e.source_name(span));
+                let in_main = |span| is_main(e.source_name(span));
                 let render = |d: &cf2::Diagnostic| e.render_diagnostic(d, color);
                 push_trace(&mut messages, file, e.trace());
                 for d in e.warnings.iter().chain(&e.diagnostics) {
-                    messages.push(diagnostic(d, &own, &render));
+                    messages.push(diagnostic(d, &in_main, &render));
                 }
                 messages.extend(stale());
                 HostReport {

@@ -227,16 +227,21 @@ impl OutDir {
     /// on its own now). It counts in a group, so that a re-run, which stages every output,
     /// flushes them during the run rather than all at its end.
     pub fn stage_named(&self, name: &str, data: &[u8]) -> Result<Staged, String> {
-        let path = self.path.join(name);
-        let staged = stage(&path, data, !cfg!(target_os = "linux"))
-            .map(|staged| match staged {
-                Staged::File(tmp, target) => Staged::Closed(tmp.into_temp_path(), target),
-                other => other,
-            })
-            .map_err(|e| cannot_write(&path, &e))?;
+        let staged = self
+            .stage_closed(name, data, !cfg!(target_os = "linux"))
+            .map_err(|e| cannot_write(&self.path.join(name), &e))?;
         #[cfg(target_os = "linux")]
         self.wait(None);
         Ok(staged)
+    }
+
+    /// `data` staged beside the file `name` ([`stage`]), the temporary file closed: a group
+    /// of outputs, or a batch's outputs that replace files, hold no descriptors.
+    fn stage_closed(&self, name: &str, data: &[u8], durable: bool) -> std::io::Result<Staged> {
+        Ok(match stage(&self.path.join(name), data, durable)? {
+            Staged::File(tmp, target) => Staged::Closed(tmp.into_temp_path(), target),
+            other => other,
+        })
     }
 
     /// [`OutDir::write`], its error a message naming the output (`cannot write
@@ -265,11 +270,7 @@ impl OutDir {
                     Err(_) => self.settle(Naming::Rename),
                 }
             }
-            let staged = match stage(&self.path.join(name), data, false)? {
-                // Closed: a group of outputs holds no descriptors then.
-                Staged::File(tmp, target) => Staged::Closed(tmp.into_temp_path(), target),
-                other => other,
-            };
+            let staged = self.stage_closed(name, data, false)?;
             self.wait(Some(Waiting::Staged(staged, name.to_string())));
             Ok(())
         }
@@ -301,14 +302,11 @@ impl OutDir {
     /// names the waiting ones. Returns every output that could not be named since the batch
     /// started: its name and the message.
     pub fn name_waiting(&self) -> Vec<(String, String)> {
+        // (Elsewhere than on Linux, each output was flushed and named on its own.)
         #[cfg(target_os = "linux")]
         {
             let group = std::mem::take(&mut lock(&self.waiting).0);
             self.name_all(group);
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            // Each output was flushed on its own before its rename.
         }
         std::mem::take(&mut *lock(&self.failed))
     }
@@ -331,26 +329,19 @@ impl OutDir {
     #[cfg(target_os = "linux")]
     fn name_all(&self, group: Vec<Waiting>) {
         let flushed = self.flush();
+        let on_disk = || flushed.as_ref().map_err(same_error).copied();
         let mut failed = Vec::new();
         for output in group {
             let (name, named) = match output {
                 Waiting::Unnamed(file, name) => {
-                    let named = match &flushed {
-                        Ok(()) => self.name_unnamed(&file, &name),
-                        Err(e) => Err(same_error(e)),
-                    };
+                    let named = on_disk().and_then(|()| self.name_unnamed(&file, &name));
                     (name, named)
                 }
-                Waiting::Staged(staged, name) => {
-                    let named = match &flushed {
-                        Ok(()) => staged.commit(),
-                        Err(e) => Err(same_error(e)),
-                    };
-                    (name, named)
-                }
+                Waiting::Staged(staged, name) => (name, on_disk().and_then(|()| staged.commit())),
             };
             if let Err(e) = named {
-                failed.push((name.clone(), cannot_write(&self.path.join(&name), &e)));
+                let message = cannot_write(&self.path.join(&name), &e);
+                failed.push((name, message));
             }
         }
         if !failed.is_empty() {

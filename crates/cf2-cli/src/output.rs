@@ -190,7 +190,7 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
         match cf2_output::render_at(v, r.format, &r.path) {
             Ok(text) => rendered.push((r, text.into_bytes())),
             Err(e) => {
-                let d = refusal(&host, loader, Main::File(file), opts, &e);
+                let d = cf2::refusal(&host, loader, Main::File(file), opts, &e);
                 say!("{}", d.render(loader, color));
                 return ExitCode::from(1);
             }
@@ -387,26 +387,6 @@ fn print_trace(trace: &[String]) {
     for t in trace {
         sayln!("{t}");
     }
-}
-
-/// A format's refusal of a value, as a diagnostic at the definition of the resource that
-/// gave the value.
-pub fn refusal(
-    host: &dyn cf2_eval::Host,
-    loader: &Loader,
-    main: Main<'_>,
-    opts: &cf2::Options,
-    e: &cf2_output::OutputError,
-) -> cf2::Diagnostic {
-    cf2_eval::error_at_value(
-        host,
-        loader,
-        main,
-        opts,
-        e.path(),
-        e.to_string(),
-        "the output cannot be written",
-    )
 }
 
 /// The message for an output of a batch that could not be written.

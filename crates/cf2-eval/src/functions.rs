@@ -67,10 +67,11 @@ const FROM_OTHER_LANGUAGES: &[(&str, &str)] = &[
     ("mextra", "`Name ~(union)> [value]`"),
 ];
 
-/// What to write instead of `name`, a function other languages have: see
-/// [`FROM_OTHER_LANGUAGES`].
-fn from_other_languages(name: &str) -> Option<&'static str> {
-    FROM_OTHER_LANGUAGES
+/// What to write instead of `name` by a `table` of names from other languages (this file's
+/// [`FROM_OTHER_LANGUAGES`], and the mutation functions' in `mutators.rs`); names are
+/// case-insensitive.
+pub(crate) fn instead_of(table: &[(&str, &'static str)], name: &str) -> Option<&'static str> {
+    table
         .iter()
         .find(|(other, _)| other.eq_ignore_ascii_case(name))
         .map(|(_, instead)| *instead)
@@ -547,7 +548,7 @@ impl<'a> Evaluator<'a> {
                 "the standard functions are {} (names are case-insensitive)",
                 listed(STANDARD)
             ));
-            if let Some(instead) = from_other_languages(&call.name.name) {
+            if let Some(instead) = instead_of(FROM_OTHER_LANGUAGES, &call.name.name) {
                 d = d.hint(format!(
                     "to do what `{}` does elsewhere, use {instead}",
                     call.name.name

@@ -119,10 +119,7 @@ impl<'a> Evaluator<'a> {
                 "the standard mutation functions are {}",
                 crate::functions::listed(STANDARD_MUTATORS)
             ));
-            if let Some((_, instead)) = FROM_OTHER_LANGUAGES
-                .iter()
-                .find(|(other, _)| other.eq_ignore_ascii_case(name))
-            {
+            if let Some(instead) = crate::functions::instead_of(FROM_OTHER_LANGUAGES, name) {
                 d = d.hint(format!("for what `{name}` does elsewhere, write {instead}"));
             }
         }

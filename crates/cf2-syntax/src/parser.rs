@@ -2190,6 +2190,11 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The character just before `t` in the source, if any.
+    fn char_before(&self, t: Token) -> Option<char> {
+        self.lex.src().get(..t.start)?.chars().next_back()
+    }
+
     /// The text of `t`'s line from `t` on.
     fn rest_of_line(&self, t: Token) -> &str {
         self.lex
@@ -2202,13 +2207,7 @@ impl<'a> Parser<'a> {
     /// The hint for a `#` where a statement starts: a C preprocessor line, as LCFG files
     /// have them, or a comment as in shell or Perl.
     fn preprocessor_hint(&self, t: Token) -> String {
-        let line = self
-            .lex
-            .src()
-            .get(t.end..)
-            .and_then(|r| r.lines().next())
-            .unwrap_or("")
-            .trim_start();
+        let line = self.rest_of_line(t).trim_start_matches('#').trim_start();
         let directive = line
             .split(|c: char| !c.is_ascii_alphabetic())
             .next()
@@ -2339,6 +2338,9 @@ impl<'a> Parser<'a> {
                     &format!("`=>`, `~>` or `~(name)>` after the resource name `{}`", dotted(path)),
                 );
                 let adjacent = |c: char| self.lex.src().get(t.end..).is_some_and(|r| r.starts_with(c));
+                // What follows on the line, and whether it defines something itself.
+                let rest = self.rest_of_line(t);
+                let assigns = rest.contains(['=', ':', '~']);
                 match t.kind {
                     Tok::Assign | Tok::Ge => d.hint("a resource is assigned with `=>`, e.g. `Name => value`"),
                     Tok::EqEq => d.hint("a resource is defined with `=>` (`==` compares), e.g. `Name => value`"),
@@ -2364,13 +2366,13 @@ impl<'a> Parser<'a> {
                             self.text(t)
                         )),
                         // `let X = 1`, `static Web => 1`: a declaration from another language.
-                        [_] if t.kind == Tok::Word && self.rest_of_line(t).contains(['=', ':', '~']) => d.hint(format!(
+                        [_] if t.kind == Tok::Word && assigns => d.hint(format!(
                             "CF2 declares nothing: a resource is defined by its name, `{} => value`; the one qualifier is `private`",
                             self.text(t)
                         )),
                         // `mail.relay smtp`, as LCFG and many configuration files write it.
-                        _ if t.kind != Tok::Ref && !self.rest_of_line(t).contains(['=', ':', '~']) => {
-                            let value = self.rest_of_line(t).trim();
+                        _ if t.kind != Tok::Ref && !assigns => {
+                            let value = rest.trim();
                             // Text other than a name or a number is quoted (`'smtp.example.org'`).
                             let value = if is_identifier(value)
                                 || value.parse::<f64>().is_ok()
@@ -2494,13 +2496,7 @@ impl<'a> Parser<'a> {
                 .hint("add a `'` where the text ends; write `\\'` for a quote inside it"),
             E::ValueExpected(t) => {
                 let d = self.expected(t, "a value");
-                let before = |c: &str| {
-                    t.start
-                        .checked_sub(1)
-                        .and_then(|i| self.lex.src().get(i..t.start))
-                        == Some(c)
-                };
-                let after_slash = before("/");
+                let after_slash = self.char_before(t) == Some('/');
                 let src = self.lex.src();
                 let relative = src
                     .get(t.start..)
@@ -2519,7 +2515,7 @@ impl<'a> Parser<'a> {
                         d.hint("comments start with `//`; CF2 has no `/* */` comments")
                     }
                     // `2 ** 3`, from Python, Perl or Ruby.
-                    Tok::Star if before("*") => {
+                    Tok::Star if self.char_before(t) == Some('*') => {
                         d.hint("CF2 has no `**` (power) operator: multiply, `$x * $x`")
                     }
                     _ => d,
@@ -2761,11 +2757,8 @@ impl<'a> Parser<'a> {
         ))
         .at(self.tspan(op))
         .with_label(label);
-        let after_number = op.kind == Tok::Dot
-            && src
-                .get(..op.start)
-                .and_then(|s| s.chars().next_back())
-                .is_some_and(|c| c.is_ascii_digit());
+        let after_number =
+            op.kind == Tok::Dot && self.char_before(op).is_some_and(|c| c.is_ascii_digit());
         let hint = match (op.kind, self.resource_name(None)) {
             _ if after_number => {
                 "a number with a fraction has digits after its point, e.g. `1.0`".to_string()
@@ -2969,13 +2962,9 @@ impl<'a> Parser<'a> {
             );
         }
         // `$Ports[0]`, `$Web["port"]`: indexing as in most languages, right after a value.
-        let adjacent = t.start > 0
-            && self
-                .lex
-                .src()
-                .get(..t.start)
-                .and_then(|b| b.chars().next_back())
-                .is_some_and(|c| !c.is_whitespace() && c != ',');
+        let adjacent = self
+            .char_before(t)
+            .is_some_and(|c| !c.is_whitespace() && c != ',');
         if t.kind == Tok::LBracket && adjacent {
             return Some(
                 "an element or member is selected with `.`: `$Ports.0` for a list's first element, `$Ports.($i)` for a computed one, `$Web.port` for a member",

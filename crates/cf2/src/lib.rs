@@ -17,7 +17,7 @@ pub use cf2_eval::external::{
     Arg, CallContext, Function, FunctionProvider, Location, Mutation, NativeFunction, ParamType,
     Unevaluated,
 };
-pub use cf2_eval::{Host, Loader, Made, MemoryHost, Options, Origin, Provenance};
+pub use cf2_eval::{Host, Loader, Made, Main, MemoryHost, Options, Origin, Provenance};
 pub use cf2_output::{Format, OutputError};
 pub use cf2_syntax::{Diagnostic, Severity, Span};
 pub use cf2_value::{Block, Number, Value};
@@ -28,7 +28,6 @@ pub use secured::Secured;
 pub use cf2_eval::host::{HostError, KeePassEntry, KeePassGroup, Signed, Signer};
 pub use cf2_security::{Gpg, KeePass, Security, Settings as SecuritySettings};
 
-use cf2_eval::Main;
 use cf2_syntax::Sources;
 use std::fmt;
 use std::path::Path;
@@ -178,21 +177,11 @@ impl Compiler {
                     loader,
                 }),
                 Err(o) => {
-                    // At the definition of the value the format cannot hold; the message
-                    // names the format and the value's path (`cf2 output cannot write
-                    // `B.C.1`: ...`).
-                    let d = cf2_eval::error_at_value(
-                        &*self.host,
-                        &loader,
-                        main,
-                        &self.options,
-                        o.path(),
-                        o.to_string(),
-                        "the output cannot be written",
-                    );
-                    let mut error = Error::new(vec![d], e.warnings, loader);
-                    error.trace = e.trace;
-                    Err(error)
+                    let d = refusal(&*self.host, &loader, main, &self.options, &o);
+                    Err(Error {
+                        trace: e.trace,
+                        ..Error::new(vec![d], e.warnings, loader)
+                    })
                 }
             },
             Err(f) => Err(Error::failed(f, loader)),
@@ -225,6 +214,29 @@ impl Compiler {
             Err(f) => Err(Error::failed(f, loader)),
         }
     }
+}
+
+/// A value an output format cannot hold (`o`), as an error at the definition of the resource
+/// that gave it: the value carries no place, so the compile of `main` runs again on
+/// `loader` to find it (`cf2_eval::error_at_value`). The message names the format and the
+/// value's path (`cf2 output cannot write `B.C.1`: ...`). [`Compiler::compile_file_to`]
+/// and the command line's `-o` outputs report refusals through it.
+pub fn refusal(
+    host: &dyn Host,
+    loader: &Loader,
+    main: Main<'_>,
+    opts: &Options,
+    o: &OutputError,
+) -> Diagnostic {
+    cf2_eval::error_at_value(
+        host,
+        loader,
+        main,
+        opts,
+        o.path(),
+        o.to_string(),
+        "the output cannot be written",
+    )
 }
 
 /// Compiles many configurations that share imports, as `cf2 compile hosts/*.cf2 --out-dir`

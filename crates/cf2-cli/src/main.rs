@@ -23,6 +23,7 @@ macro_rules! sayln {
 }
 
 mod batch;
+mod explain;
 mod out_dir;
 mod output;
 mod sources;
@@ -57,6 +58,28 @@ enum Command {
     /// case, so `--format yml` writes NAME.yml and `--format YAML` NAME.yaml). No output
     /// may replace a file the compile reads.
     Compile(CompileArgs),
+    /// Explain how resources got their values.
+    ///
+    /// For each RESOURCE (`Web.Port`), compiles FILE as far as that value needs and prints
+    /// which definitions made it (file, line, operator, statement), by which rule (an
+    /// assignment, a merge, max, sum...), and which definitions it overrode; for a block,
+    /// also one line per member. A path inside a list (`Disks.0`) is explained by the
+    /// resource that holds it. Secrets stay hidden, as in `cf2 compile -Deval`.
+    Explain(ExplainArgs),
+}
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    /// The configuration file.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+
+    /// The resources to explain, as dotted paths (`Services.web.Port`).
+    #[arg(required = true, value_name = "RESOURCE")]
+    resources: Vec<String>,
+
+    #[command(flatten)]
+    input: InputArgs,
 }
 
 #[derive(Args)]
@@ -82,10 +105,6 @@ pub struct CompileArgs {
     )]
     outputs: Vec<String>,
 
-    /// Output private resources too.
-    #[arg(short = 'p', long = "private")]
-    private: bool,
-
     /// Debug output: `-Deval` traces how each resource got its value (on standard error).
     #[arg(short = 'D', value_name = "WHAT", value_parser = ["eval"])]
     debug: Vec<String>,
@@ -104,39 +123,15 @@ pub struct CompileArgs {
     #[arg(long, value_name = "FORMAT", value_parser = clap::builder::TypedValueParser::map(clap::builder::PossibleValuesParser::new(["cf2", "json", "pl", "yaml", "yml", "toml"]), |f: String| f.to_ascii_lowercase()), ignore_case = true)]
     format: Option<String>,
 
-    /// The current project's top directory (default: the main file's directory).
-    #[arg(long, value_name = "DIR")]
-    project_dir: Option<PathBuf>,
-
-    /// Another project, for `import('NAME:path')`. Repeatable.
-    #[arg(long = "project", value_name = "NAME=DIR")]
-    projects: Vec<String>,
-
-    /// The function path: directories holding custom function modules (NAME.lua),
-    /// colon-separated (empty entries are skipped), each of which must exist. Repeatable; searched in order, before
-    /// CF2_FUNCTION_PATH.
-    #[arg(short = 'F', long = "function-path", value_name = "DIR:DIR...")]
-    function_path: Vec<String>,
-
     /// Parallel jobs for --out-dir: 1 to 1024, never more than there are files (default,
     /// and 0: the number of cores).
     #[arg(short = 'j', long, value_name = "N", requires = "out_dir",
           value_parser = clap::value_parser!(u16).range(0..=MAX_JOBS))]
     jobs: Option<u16>,
 
-    /// Confine file access: every file an import or read() finds (KeePass databases
-    /// included) must be inside DIR, once symbolic links are resolved. Repeatable.
-    #[arg(long = "allow-dir", value_name = "DIR")]
-    allow_dirs: Vec<PathBuf>,
-
     /// Clearsign every output with gpg, as --gpguser (default: gpg's default key).
     #[arg(short = 'S', long = "sign")]
     sign: bool,
-
-    /// The gpg home directory: the keyring that checks signed imports and signs outputs
-    /// (default: $GNUPGHOME, else ~/.gnupg).
-    #[arg(long = "gpghome", value_name = "DIR")]
-    gpg_home: Option<PathBuf>,
 
     /// The gpg user (key) that signs outputs with -S.
     #[arg(long = "gpguser", value_name = "USER")]
@@ -154,6 +149,42 @@ pub struct CompileArgs {
         conflicts_with = "gpg_pass"
     )]
     gpg_pass_file: Option<PathBuf>,
+
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+/// What reads a configuration, the same for every command: where imports and functions
+/// are found, which files may be read, how signatures and secrets are checked.
+#[derive(Args)]
+pub struct InputArgs {
+    /// Output private resources too.
+    #[arg(short = 'p', long = "private")]
+    private: bool,
+
+    /// The current project's top directory (default: the main file's directory).
+    #[arg(long, value_name = "DIR")]
+    project_dir: Option<PathBuf>,
+
+    /// Another project, for `import('NAME:path')`. Repeatable.
+    #[arg(long = "project", value_name = "NAME=DIR")]
+    projects: Vec<String>,
+
+    /// The function path: directories holding custom function modules (NAME.lua),
+    /// colon-separated (empty entries are skipped), each of which must exist. Repeatable; searched in order, before
+    /// CF2_FUNCTION_PATH.
+    #[arg(short = 'F', long = "function-path", value_name = "DIR:DIR...")]
+    function_path: Vec<String>,
+
+    /// Confine file access: every file an import or read() finds (KeePass databases
+    /// included) must be inside DIR, once symbolic links are resolved. Repeatable.
+    #[arg(long = "allow-dir", value_name = "DIR")]
+    allow_dirs: Vec<PathBuf>,
+
+    /// The gpg home directory: the keyring that checks signed imports and signs outputs
+    /// (default: $GNUPGHOME, else ~/.gnupg).
+    #[arg(long = "gpghome", value_name = "DIR")]
+    gpg_home: Option<PathBuf>,
 
     /// Ask on the terminal (without echo) for the password of each KeePass database.
     #[arg(short = 'P', long = "keepass-prompt")]
@@ -178,8 +209,8 @@ impl CompileArgs {
     /// replace one.
     pub(crate) fn credential_files(&self) -> Vec<(&'static str, &std::path::Path)> {
         [
-            ("--keepass-keyfile", &self.keepass_keyfile),
-            ("--keepass-password-file", &self.keepass_password_file),
+            ("--keepass-keyfile", &self.input.keepass_keyfile),
+            ("--keepass-password-file", &self.input.keepass_password_file),
             ("--gpgpass-file", &self.gpg_pass_file),
         ]
         .into_iter()
@@ -343,6 +374,7 @@ fn run() -> ExitCode {
     };
     match cli.command {
         Command::Compile(args) => compile(args),
+        Command::Explain(args) => explain::run(&args),
     }
 }
 
@@ -351,16 +383,23 @@ pub fn color() -> bool {
 }
 
 pub fn usage_error(msg: &str) -> ExitCode {
+    usage_error_of("compile", msg)
+}
+
+/// A command-line error of `cf2 COMMAND`: exit status 2.
+pub fn usage_error_of(command: &str, msg: &str) -> ExitCode {
     sayln!("cf2: {msg}");
-    sayln!("Try 'cf2 compile --help' for more information.");
+    sayln!("Try 'cf2 {command} --help' for more information.");
     ExitCode::from(2)
 }
 
-fn options(args: &CompileArgs) -> Result<cf2::Options, String> {
+/// The compiler's options from what the command line says about reading (the compile's
+/// own switches, such as `-Deval`, are set by the command).
+fn options(args: &InputArgs) -> Result<cf2::Options, String> {
     let mut opts = cf2::Options {
         include_private: args.private,
-        trace: args.debug.iter().any(|d| d == "eval"),
-        warn_duplicates: args.warn.iter().any(|w| w == "dup"),
+        trace: false,
+        warn_duplicates: false,
         project_dir: args.project_dir.clone(),
         projects: Vec::new(),
         functions: Default::default(),
@@ -470,12 +509,18 @@ fn files_listed(list: &Path) -> Result<Vec<PathBuf>, String> {
         .collect())
 }
 
-/// gpg and KeePass settings (docs/security.md).
-fn security(args: &CompileArgs) -> Result<cf2::Security, String> {
-    let passphrase = match (&args.gpg_pass, &args.gpg_pass_file) {
+/// gpg and KeePass settings (docs/security.md): checking signed imports and opening KeePass
+/// databases from `input`, signing outputs from `signing` (`None`: this command signs
+/// nothing).
+fn security(input: &InputArgs, signing: Option<&CompileArgs>) -> Result<cf2::Security, String> {
+    let (gpg_user, gpg_pass, gpg_pass_file, sign) = match signing {
+        Some(a) => (&a.gpg_user, &a.gpg_pass, &a.gpg_pass_file, a.sign),
+        None => (&None, &None, &None, false),
+    };
+    let passphrase = match (gpg_pass, gpg_pass_file) {
         (Some(p), _) => Some(p.clone()),
         // Read only to sign: without -S it is ignored (with a warning), not required.
-        (None, Some(file)) if args.sign => {
+        (None, Some(file)) if sign => {
             let text = std::fs::read_to_string(file).map_err(|e| {
                 format!("cannot read the pass phrase file `{}`: {e}", file.display())
             })?;
@@ -485,20 +530,31 @@ fn security(args: &CompileArgs) -> Result<cf2::Security, String> {
     };
     Ok(cf2::Security::new(cf2::SecuritySettings {
         gpg: cf2::Gpg {
-            home: args.gpg_home.clone(),
-            user: args.gpg_user.clone(),
+            home: input.gpg_home.clone(),
+            user: gpg_user.clone(),
             passphrase,
-            passphrase_file: args.gpg_pass_file.clone(),
+            passphrase_file: gpg_pass_file.clone(),
             ..cf2::Gpg::default()
         },
         keepass: cf2::KeePass {
-            prompt: args.keepass_prompt,
-            password_file: args.keepass_password_file.clone(),
-            keyfile: args.keepass_keyfile.clone(),
-            use_keychain: !args.no_keychain,
+            prompt: input.keepass_prompt,
+            password_file: input.keepass_password_file.clone(),
+            keyfile: input.keepass_keyfile.clone(),
+            use_keychain: !input.no_keychain,
             ..cf2::KeePass::default()
         },
     }))
+}
+
+/// Not an error: a script may allow the same directories on every machine, and one that is
+/// missing allows nothing more; but a typo would show only as a refused import.
+fn warn_about_allowed_dirs(input: &InputArgs) {
+    for dir in input.allow_dirs.iter().filter(|d| !d.is_dir()) {
+        sayln!(
+            "cf2: warning: --allow-dir `{}` is not a directory: no file is allowed through it",
+            dir.display()
+        );
+    }
 }
 
 fn compile(mut args: CompileArgs) -> ExitCode {
@@ -511,18 +567,15 @@ fn compile(mut args: CompileArgs) -> ExitCode {
             return usage_error(&format!("--files-from `{}` lists no file", list.display()));
         }
     }
-    let opts = match options(&args) {
-        Ok(o) => o,
+    let opts = match options(&args.input) {
+        Ok(o) => cf2::Options {
+            trace: args.debug.iter().any(|d| d == "eval"),
+            warn_duplicates: args.warn.iter().any(|w| w == "dup"),
+            ..o
+        },
         Err(e) => return usage_error(&e),
     };
-    // Not an error: a script may allow the same directories on every machine, and one
-    // that is missing allows nothing more; but a typo would show only as a refused import.
-    for dir in args.allow_dirs.iter().filter(|d| !d.is_dir()) {
-        sayln!(
-            "cf2: warning: --allow-dir `{}` is not a directory: no file is allowed through it",
-            dir.display()
-        );
-    }
+    warn_about_allowed_dirs(&args.input);
     for option in signing_options_without_sign(&args) {
         // Not an error: the reference lists these among the options that configure gpg, so
         // a script may pass them to every compile; but one that meant to sign is told.
@@ -530,7 +583,7 @@ fn compile(mut args: CompileArgs) -> ExitCode {
     }
     // What the command line names and cannot be used (a pass phrase file that cannot be
     // read) is a command-line error, as a missing -F directory is.
-    let security = match security(&args) {
+    let security = match security(&args.input, Some(&args)) {
         Ok(s) => s,
         Err(e) => return usage_error(&e),
     };

@@ -13,6 +13,9 @@
 //!   data, anything else as exact text).
 //! - `absent`: names of files that must not exist after the compile.
 //! - `args`: the command line after `cf2 compile main.cf2` (shell words; default `-o -.json`).
+//! - `command`: the command to run instead of `compile` (`explain`); its cases give `args`,
+//!   and live in `tests/explain`, out of reach of the shared runner, which runs `compile`.
+//! - `expect.stdout`: exactly what a successful command prints on stdout (for `explain`).
 //! - `env`: `KEY=VALUE` lines added to the environment; `{case}` is the case folder.
 //! - `nocrash`: any orderly outcome (exit 0, or exit 1 with a message) is accepted.
 //!
@@ -52,6 +55,15 @@ fn main() {
     add_trials(
         &mut trials,
         &root.join("../../tests/cases"),
+        "",
+        true,
+        &known,
+    );
+    // Cases of other commands than `compile` (a file `command`), which the shared runner,
+    // running `cf2 compile` on every case of `tests/cases`, could not run.
+    add_trials(
+        &mut trials,
+        &root.join("../../tests/explain"),
         "",
         true,
         &known,
@@ -217,9 +229,19 @@ fn run_cf2(
     cwd: &Path,
     env: &[(String, String)],
 ) -> Result<Option<Output>, String> {
+    run_command("compile", args, cwd, env)
+}
+
+/// Runs `cf2 COMMAND main.cf2 ARGS` in `cwd`; `None` on a time-out.
+fn run_command(
+    subcommand: &str,
+    args: &[String],
+    cwd: &Path,
+    env: &[(String, String)],
+) -> Result<Option<Output>, String> {
     let mut command = Command::new(BINARY);
     command
-        .arg("compile")
+        .arg(subcommand)
         .arg("main.cf2")
         .args(args)
         .current_dir(cwd)
@@ -326,7 +348,12 @@ fn run_case(name: &str, case_dir: &Path, snapshots: bool) -> Result<(), String> 
         vec!["-o".to_string(), "-.json".to_string()]
     };
 
-    let out = run_cf2(&args, &cwd, &env)?
+    let subcommand = if has("command") {
+        read(&cwd.join("command"))?.trim().to_string()
+    } else {
+        "compile".to_string()
+    };
+    let out = run_command(&subcommand, &args, &cwd, &env)?
         .ok_or_else(|| format!("no answer in {} s", TIME_LIMIT.as_secs()))?;
     if out.crashed() {
         return Err(format!("crashed (exit {:?}):\n{}", out.code, out.stderr));
@@ -354,7 +381,7 @@ fn run_case(name: &str, case_dir: &Path, snapshots: bool) -> Result<(), String> 
     // `nosnapshot`: the diagnostic holds text the machine decides (a resolver's message).
     let snapshot = |stderr: &str| -> Result<(), String> {
         if snapshots && !has("nosnapshot") {
-            snapshot_stderr(name, &cwd, work.path(), &args, stderr)
+            snapshot_stderr(&subcommand, name, &cwd, work.path(), &args, stderr)
         } else {
             Ok(())
         }
@@ -399,6 +426,16 @@ fn run_case(name: &str, case_dir: &Path, snapshots: bool) -> Result<(), String> 
             if !line.trim().is_empty() && !err.contains(&line.trim().to_lowercase()) {
                 return Err(format!("stderr lacks {:?}:\n{}", line.trim(), out.stderr));
             }
+        }
+    }
+
+    if has("expect.stdout") {
+        let want = read(&cwd.join("expect.stdout"))?;
+        if out.stdout != want {
+            return Err(format!(
+                "stdout differs:\n--- expected\n{want}--- printed\n{}",
+                out.stdout
+            ));
         }
     }
 
@@ -553,6 +590,7 @@ fn perl_installed() -> bool {
 
 /// Snapshots the whole standard error, with the temporary folder written `{case}`.
 fn snapshot_stderr(
+    subcommand: &str,
     name: &str,
     cwd: &Path,
     work: &Path,
@@ -582,7 +620,7 @@ fn snapshot_stderr(
         source.push_str("…\n");
     }
     let description = format!(
-        "cf2 compile main.cf2 {}\n--- main.cf2 ---\n{source}",
+        "cf2 {subcommand} main.cf2 {}\n--- main.cf2 ---\n{source}",
         args.join(" ")
     );
     let name = name.to_string();

@@ -119,6 +119,44 @@ fn unknown_output_extension_is_a_usage_error() {
     assert_usage_error(dir.path(), &o, "unknown format `unknownext`");
 }
 
+#[test]
+fn explain_without_a_resource_is_a_usage_error() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["explain", "main.cf2"]);
+    assert_usage_error(dir.path(), &o, "<RESOURCE>");
+}
+
+/// `explain` reads as `compile` does (the options are shared), and its command-line errors
+/// point at its own help.
+#[test]
+fn explain_checks_the_reading_options_as_compile_does() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["explain", "main.cf2", "A", "-F", "nowhere"]);
+    assert_usage_error(
+        dir.path(),
+        &o,
+        "-F `nowhere`: the function directory `nowhere` does not exist",
+    );
+    assert!(
+        stderr(&o).contains("Try 'cf2 explain --help'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Several resources: one explanation each, separated by an empty line, in the order asked.
+#[test]
+fn explain_prints_each_resource_asked_for() {
+    let dir = project(SIMPLE);
+    let o = cf2(dir.path(), &["explain", "main.cf2", "B", "A"]);
+    assert_exit(&o, 0);
+    assert_eq!(
+        stdout(&o),
+        "B = \"s\"  [assignment]\n  from     main.cf2:2:1  =>  `B => \"s\"`\n\n\
+         A = 1  [assignment]\n  from     main.cf2:1:1  =>  `A => 1`\n"
+    );
+}
+
 /// Reference §2.2: "The default format is cf2".
 #[test]
 fn output_name_without_extension_is_cf2() {

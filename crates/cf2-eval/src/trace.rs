@@ -349,15 +349,19 @@ enum LiteralMember {
 
 /// One `-Deval` entry.
 pub fn render_trace(p: &Provenance) -> String {
+    format!("eval: {}", render_entry(p))
+}
+
+/// How one resource got its value: `PATH = VALUE  [RULE]`, then a line per definition that
+/// made it, overrode, gave no value or repeated another (what `-Deval` prints after `eval: `
+/// and `cf2 explain` prints for the resource asked about).
+pub fn render_entry(p: &Provenance) -> String {
     let when = if p.before_merge {
         "; the literal's own member, read by an inline statement before the merge"
     } else {
         ""
     };
-    let mut entry = format!(
-        "eval: {} = {}  [{}{when}]",
-        p.path, p.made.value, p.made.rule
-    );
+    let mut entry = format!("{} = {}  [{}{when}]", p.path, p.made.value, p.made.rule);
     render_origins(&mut entry, &p.path, &p.made);
     if let Some(home) = &p.block_of {
         entry.push_str(&format!(

@@ -10,6 +10,7 @@
 //! assert_eq!(config.get("Web.Name").and_then(|v| v.as_text()), Some("www"));
 //! ```
 
+mod explain;
 mod os_host;
 mod secured;
 

@@ -121,3 +121,40 @@ fn a_block_taken_by_reference_names_where_its_members_are() {
         Some("D")
     );
 }
+
+/// `Config::explanation`, what `cf2 explain` prints: the resource's entry, then a line per
+/// member of a block; a list item is explained by its list.
+#[test]
+fn an_explanation_lists_a_blocks_members_and_what_they_overrode() {
+    let host = MemoryHost::new()
+        .with_file(
+            "main.cf2",
+            "import(base)\nWeb.Port => 8080\nDisks => [a, b]\n",
+        )
+        .with_file("base.cf2", "Web => { Port => 80, Name => web }\n");
+    let config = traced(host);
+    let web = config.explanation("Web");
+    assert!(web.starts_with("Web = a block  [merge]\n"), "{web}");
+    assert!(
+        web.contains(
+            "  member   Port = 8080  [assignment]  from main.cf2:2:1  (overrode 1 definition)\n"
+        ),
+        "{web}"
+    );
+    assert!(
+        web.contains("  member   Name = 'web'  [assignment]  from base.cf2:1:22\n"),
+        "{web}"
+    );
+    let port = config.explanation("Web.Port");
+    assert!(
+        port.contains("overrode base.cf2:1:10  =>  `Port => 80`"),
+        "{port}"
+    );
+    let item = config.explanation("Disks.1");
+    assert!(
+        item.starts_with("Disks.1 is part of the value of Disks:\nDisks = ['a', 'b']"),
+        "{item}"
+    );
+    let all = config.explanation("");
+    assert!(all.contains("  resource Disks = ['a', 'b']"), "{all}");
+}

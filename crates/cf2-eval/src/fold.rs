@@ -181,8 +181,8 @@ fn several_blocks(values: &[(DefId, Val)]) -> bool {
 
 /// Where two priority keys part (see [`Evaluator::key_parting`]).
 enum KeyParting {
-    /// Decided by the steps where they differ.
-    Decided(Rank),
+    /// Decided by the steps where they differ, and what in them decided.
+    Decided(Rank, Decider),
     /// Between two blocks given at one place: the last source step the keys share.
     Below(Option<(InstId, u32)>),
     /// One key ends (both, if `same_length`) below the last source step they share.
@@ -190,6 +190,22 @@ enum KeyParting {
         same_length: bool,
         shared: Option<(InstId, u32)>,
     },
+}
+
+/// What decided how two definitions rank, as a trace says it (`Evaluator::why_outranked`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Decider {
+    /// Source `from` of the block body `inst` imports source `to`, directly or not.
+    Imports { inst: InstId, from: u32, to: u32 },
+    /// A later mutation of one statement's chain (`X => a ~(f)> b`).
+    LaterInChain,
+    /// Two files given as values to one resource: `from` imports `to`, directly or not.
+    FileImports { from: FileId, to: FileId },
+    /// Written in this file, which gives the block both are in: a file's own mutations
+    /// outrank what its imports give there.
+    OwnFile(FileId),
+    /// Nothing: they are unordered.
+    Nothing,
 }
 
 /// How two keys part (see [`Evaluator::parting`]).
@@ -230,11 +246,28 @@ enum TopKind {
 impl<'a> Evaluator<'a> {
     /// How definition `a` ranks against definition `b` (docs/semantics.md §"Priority").
     pub(crate) fn rank(&self, a: DefId, b: DefId) -> Rank {
+        self.rank_and_decider(a, b).0
+    }
+
+    /// [`Evaluator::rank`], with what decided it, for a trace to say why one definition
+    /// outranked another (`Evaluator::why_outranked`).
+    pub(crate) fn rank_and_decider(&self, a: DefId, b: DefId) -> (Rank, Decider) {
         let (da, db) = (self.def(a), self.def(b));
         match self.key_parting(&da.prio, &db.prio) {
-            KeyParting::Decided(rank) => rank,
+            KeyParting::Decided(rank, decider) => (rank, decider),
             KeyParting::Below(shared) | KeyParting::End { shared, .. } => {
-                self.rank_below(shared, da.file, db.file)
+                let rank = self.rank_below(shared, da.file, db.file);
+                let place = shared.and_then(|(inst, node)| {
+                    self.insts
+                        .get(inst.0 as usize)?
+                        .files
+                        .get(node as usize)
+                        .copied()
+                });
+                match (rank, place) {
+                    (Rank::Unordered, _) | (_, None) => (rank, Decider::Nothing),
+                    (_, Some(file)) => (rank, Decider::OwnFile(file)),
+                }
             }
         }
     }
@@ -254,30 +287,35 @@ impl<'a> Evaluator<'a> {
             return match (sa, sb) {
                 (Step::Src(ia, na), Step::Src(ib, nb)) if ia == ib => {
                     let Some(inst) = self.insts.get(ia.0 as usize) else {
-                        return KeyParting::Decided(Rank::Unordered);
+                        return KeyParting::Decided(Rank::Unordered, Decider::Nothing);
                     };
-                    KeyParting::Decided(if inst.reaches(*na, *nb) {
-                        Rank::Higher
+                    let imports = |from: u32, to: u32| Decider::Imports {
+                        inst: *ia,
+                        from,
+                        to,
+                    };
+                    if inst.reaches(*na, *nb) {
+                        KeyParting::Decided(Rank::Higher, imports(*na, *nb))
                     } else if inst.reaches(*nb, *na) {
-                        Rank::Lower
+                        KeyParting::Decided(Rank::Lower, imports(*nb, *na))
                     } else {
-                        Rank::Unordered
-                    })
+                        KeyParting::Decided(Rank::Unordered, Decider::Nothing)
+                    }
                 }
-                (Step::Seq(x), Step::Seq(y)) => KeyParting::Decided(match x.cmp(y) {
-                    Ordering::Greater => Rank::Higher,
-                    Ordering::Less => Rank::Lower,
-                    Ordering::Equal => Rank::Unordered,
-                }),
+                (Step::Seq(x), Step::Seq(y)) => match x.cmp(y) {
+                    Ordering::Greater => KeyParting::Decided(Rank::Higher, Decider::LaterInChain),
+                    Ordering::Less => KeyParting::Decided(Rank::Lower, Decider::LaterInChain),
+                    Ordering::Equal => KeyParting::Decided(Rank::Unordered, Decider::Nothing),
+                },
                 // Two blocks given at one place (`S ~> import(f)` and `S ~> { A => 1 }` in
                 // one file): their members part here.
                 (Step::Src(ia, na), Step::Src(ib, nb)) => {
                     match self.rank_value_imports(*ia, *na, *ib, *nb) {
-                        Some(rank) => KeyParting::Decided(rank),
+                        Some((rank, decider)) => KeyParting::Decided(rank, decider),
                         None => KeyParting::Below(shared),
                     }
                 }
-                _ => KeyParting::Decided(Rank::Unordered),
+                _ => KeyParting::Decided(Rank::Unordered, Decider::Nothing),
             };
         }
         KeyParting::End {
@@ -291,7 +329,13 @@ impl<'a> Evaluator<'a> {
     /// `S ~> { import(common) }`): the one whose file imports the other's file, directly or
     /// indirectly, outranks it (clarifications §5), as if both were imported into one
     /// block. `None` if neither reaches the other, or both are one file.
-    fn rank_value_imports(&self, ia: InstId, na: u32, ib: InstId, nb: u32) -> Option<Rank> {
+    fn rank_value_imports(
+        &self,
+        ia: InstId,
+        na: u32,
+        ib: InstId,
+        nb: u32,
+    ) -> Option<(Rank, Decider)> {
         let is_value_import = |inst: InstId| self.value_import_insts.contains(&inst);
         if !is_value_import(ia) && !is_value_import(ib) {
             return None;
@@ -311,9 +355,9 @@ impl<'a> Evaluator<'a> {
                 .any(|(f, n)| *f == file && inst.reaches(from, n))
         };
         if reaches_file(a, na, fb) {
-            Some(Rank::Higher)
+            Some((Rank::Higher, Decider::FileImports { from: fa, to: fb }))
         } else if reaches_file(b, nb, fa) {
-            Some(Rank::Lower)
+            Some((Rank::Lower, Decider::FileImports { from: fb, to: fa }))
         } else {
             None
         }
@@ -1620,7 +1664,7 @@ impl<'a> Evaluator<'a> {
             })
         };
         match self.key_parting(ka, kb) {
-            KeyParting::Decided(rank) => Some(Parting::Decided(rank)),
+            KeyParting::Decided(rank, _) => Some(Parting::Decided(rank)),
             KeyParting::Below(shared) => Some(Parting::Below(place_file(shared))),
             KeyParting::End {
                 same_length: true,

@@ -3,7 +3,8 @@
 //! overrode. Built from the [`crate::model::Outcome`] the fold records for every slot.
 
 use crate::eval::Evaluator;
-use crate::model::{Body, DefId, Place, Record, SlotId, SlotState};
+use crate::fold::{Decider, Rank};
+use crate::model::{Body, DefId, InstId, Place, Record, SlotId, SlotState};
 use crate::val::{quoted_preview, Val};
 use cf2_syntax::Sources;
 
@@ -97,6 +98,9 @@ pub struct Origin {
     /// For one mutation of a statement that chains several (`Y ~(sum)> 2 ~(sum)> 3`), its
     /// position, from 1: the statement is the same for each.
     pub mutation: Option<u32>,
+    /// For an overridden definition, why it was outranked (`main.cf2 imports base.cf2`),
+    /// where the priority order says it in words (docs/semantics.md §"Priority").
+    pub why: Option<String>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -235,7 +239,12 @@ impl<'a> Evaluator<'a> {
                 r.rule.clone()
             },
             used: shown,
-            overridden: origins(&r.overridden),
+            overridden: (r.overridden.iter())
+                .map(|&d| Origin {
+                    why: self.why_outranked(d, &r.used),
+                    ..self.origin(d)
+                })
+                .collect(),
             undefined: origins(&r.undefined),
             repeated: repeats,
         }
@@ -304,6 +313,7 @@ impl<'a> Evaluator<'a> {
                 Some(crate::model::Step::Seq(k)) => Some(k + 1),
                 _ => None,
             },
+            why: None,
             call: match def.body {
                 Body::Expr(_, sc) | Body::Implicit { scope: sc, .. } => self
                     .scope(sc)
@@ -313,6 +323,85 @@ impl<'a> Evaluator<'a> {
                 _ => None,
             },
         }
+    }
+
+    /// Why `lost` was overridden, in words: a default not needed, a `final` above it, or what
+    /// in the priority order puts the first of `winners` that outranks it above it
+    /// (`Evaluator::rank_and_decider`). `None` where none of them outranks it.
+    fn why_outranked(&self, lost: DefId, winners: &[DefId]) -> Option<String> {
+        let lost_op = &self.def(lost).op;
+        if lost_op.is_func("default") {
+            return Some("a default: other definitions gave a value".to_string());
+        }
+        for &w in winners {
+            if self.def(w).op.is_func("final") && !lost_op.is_func("final") {
+                return Some(format!(
+                    "`~(final)>` at {} outranks every other definition",
+                    self.loader.location(self.def(w).site)
+                ));
+            }
+            let (rank, decider) = self.rank_and_decider(w, lost);
+            if rank != Rank::Higher {
+                continue;
+            }
+            let name = |f| self.loader.name(f).to_string();
+            return match decider {
+                Decider::Imports { inst, from, to } => self.import_chain(inst, from, to),
+                Decider::FileImports { from, to } => {
+                    Some(format!("{} imports {}", name(from), name(to)))
+                }
+                Decider::LaterInChain => Some("a later mutation of the statement".to_string()),
+                Decider::OwnFile(f) => Some(format!(
+                    "written in {}, whose own definitions outrank what its imports give",
+                    name(f)
+                )),
+                Decider::Nothing => None,
+            };
+        }
+        None
+    }
+
+    /// `A imports B, which imports C`: the files on a shortest import path from source
+    /// `from` to source `to` of block body `inst`.
+    fn import_chain(&self, inst: InstId, from: u32, to: u32) -> Option<String> {
+        let inst = self.insts.get(inst.0 as usize)?;
+        let n = inst.files.len();
+        let mut came_from: Vec<Option<u32>> = vec![None; n];
+        let mut queue = std::collections::VecDeque::from([from]);
+        while let Some(x) = queue.pop_front() {
+            if x == to {
+                break;
+            }
+            for &y in inst.edges.get(x as usize).map(Vec::as_slice).unwrap_or(&[]) {
+                if y != from && came_from.get(y as usize) == Some(&None) {
+                    if let Some(slot) = came_from.get_mut(y as usize) {
+                        *slot = Some(x);
+                    }
+                    queue.push_back(y);
+                }
+            }
+        }
+        let mut path = vec![to];
+        let mut at = to;
+        while at != from {
+            at = (*came_from.get(at as usize)?)?;
+            path.push(at);
+        }
+        path.reverse();
+        let names: Vec<&str> = (path.iter())
+            .map(|node| inst.files.get(*node as usize).map(|f| self.loader.name(*f)))
+            .collect::<Option<_>>()?;
+        let (first, rest) = names.split_first()?;
+        let mut text = (*first).to_string();
+        for (i, name) in rest.iter().enumerate() {
+            text.push_str(if i == 0 {
+                " imports "
+            } else {
+                ", which imports "
+            });
+            text.push_str(name);
+        }
+        Some(text)
     }
 
     /// For a member merged by value, the definition that gave the value of the resource
@@ -423,6 +512,10 @@ fn render_origins(entry: &mut String, path: &str, made: &Made) {
             "not used here".to_string()
         } else {
             "not evaluated".to_string()
+        };
+        let note = match &o.why {
+            Some(why) => format!("{note}; {why}"),
+            None => note,
         };
         entry.push_str(&format!("\n  overrode {}  ({note})", line(o)));
     }

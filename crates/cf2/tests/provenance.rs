@@ -158,3 +158,20 @@ fn an_explanation_lists_a_blocks_members_and_what_they_overrode() {
     let all = config.explanation("");
     assert!(all.contains("  resource Disks = ['a', 'b']"), "{all}");
 }
+
+/// An overridden definition says why it lost: here, the chain of imports that puts the
+/// winner's file above it.
+#[test]
+fn an_overridden_definition_says_why() {
+    let host = MemoryHost::new()
+        .with_file("main.cf2", "import(mid)\nPort => 8080\n")
+        .with_file("mid.cf2", "import(base)\n")
+        .with_file("base.cf2", "Port => 80\n");
+    let config = traced(host);
+    let port = config.explain("Port").unwrap();
+    assert_eq!(
+        port.made.overridden[0].why.as_deref(),
+        Some("main.cf2 imports mid.cf2, which imports base.cf2")
+    );
+    assert_eq!(port.made.used[0].why, None);
+}

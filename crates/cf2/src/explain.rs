@@ -57,7 +57,7 @@ impl Config {
             if let Some(entry) = self.explain(at) {
                 return Some((entry, at));
             }
-            at = &at[..at.rfind('.')?];
+            at = at.get(..at.rfind('.')?)?;
         }
     }
 

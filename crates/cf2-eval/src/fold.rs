@@ -256,18 +256,7 @@ impl<'a> Evaluator<'a> {
         match self.key_parting(&da.prio, &db.prio) {
             KeyParting::Decided(rank, decider) => (rank, decider),
             KeyParting::Below(shared) | KeyParting::End { shared, .. } => {
-                let rank = self.rank_below(shared, da.file, db.file);
-                let place = shared.and_then(|(inst, node)| {
-                    self.insts
-                        .get(inst.0 as usize)?
-                        .files
-                        .get(node as usize)
-                        .copied()
-                });
-                match (rank, place) {
-                    (Rank::Unordered, _) | (_, None) => (rank, Decider::Nothing),
-                    (_, Some(file)) => (rank, Decider::OwnFile(file)),
-                }
+                self.rank_below(shared, da.file, db.file)
             }
         }
     }
@@ -371,19 +360,22 @@ impl<'a> Evaluator<'a> {
     /// through its imports (clarifications §5). Otherwise they are unordered (two
     /// definitions of the file itself are its own duplicates; two imported files are not
     /// ordered by this place).
-    fn rank_below(&self, shared: Option<(InstId, u32)>, a: FileId, b: FileId) -> Rank {
+    fn rank_below(&self, shared: Option<(InstId, u32)>, a: FileId, b: FileId) -> (Rank, Decider) {
         if a == b {
-            return Rank::Unordered;
+            return (Rank::Unordered, Decider::Nothing);
         }
-        let place_file = shared.and_then(|(inst, node)| {
-            let inst = self.insts.get(inst.0 as usize)?;
-            inst.files.get(node as usize).copied()
-        });
-        match place_file {
-            Some(f) if a == f => Rank::Higher,
-            Some(f) if b == f => Rank::Lower,
-            _ => Rank::Unordered,
+        match self.place_file(shared) {
+            Some(f) if a == f => (Rank::Higher, Decider::OwnFile(f)),
+            Some(f) if b == f => (Rank::Lower, Decider::OwnFile(f)),
+            _ => (Rank::Unordered, Decider::Nothing),
         }
+    }
+
+    /// The file of a place two keys share (source `node` of instance `inst`).
+    fn place_file(&self, shared: Option<(InstId, u32)>) -> Option<FileId> {
+        let (inst, node) = shared?;
+        let inst = self.insts.get(inst.0 as usize)?;
+        inst.files.get(node as usize).copied()
     }
 
     /// Folds a slot's definitions into its value.
@@ -1657,19 +1649,13 @@ impl<'a> Evaluator<'a> {
     /// (whose keys extend theirs) rank, as [`Evaluator::rank`] finds it; `None` if one is
     /// a proper prefix of the other.
     fn parting(&self, ka: &[Step], kb: &[Step]) -> Option<Parting> {
-        let place_file = |shared: Option<(InstId, u32)>| {
-            shared.and_then(|(inst, node): (InstId, u32)| {
-                let inst = self.insts.get(inst.0 as usize)?;
-                inst.files.get(node as usize).copied()
-            })
-        };
         match self.key_parting(ka, kb) {
             KeyParting::Decided(rank, _) => Some(Parting::Decided(rank)),
-            KeyParting::Below(shared) => Some(Parting::Below(place_file(shared))),
+            KeyParting::Below(shared) => Some(Parting::Below(self.place_file(shared))),
             KeyParting::End {
                 same_length: true,
                 shared,
-            } => Some(Parting::Same(place_file(shared))),
+            } => Some(Parting::Same(self.place_file(shared))),
             KeyParting::End { .. } => None,
         }
     }

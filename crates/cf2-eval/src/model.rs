@@ -474,6 +474,34 @@ impl Instance {
         false
     }
 
+    /// The nodes of a shortest import path from `from` to `to`, both included (`None` if
+    /// `from` does not reach `to`): what a trace names to say why one outranks the other.
+    pub fn path(&self, from: u32, to: u32) -> Option<Vec<u32>> {
+        let mut came_from: Vec<Option<u32>> = vec![None; self.files.len()];
+        let mut queue = std::collections::VecDeque::from([from]);
+        while let Some(x) = queue.pop_front() {
+            if x == to {
+                break;
+            }
+            for &y in self.edges.get(x as usize).map(Vec::as_slice).unwrap_or(&[]) {
+                if let Some(slot @ None) = came_from.get_mut(y as usize) {
+                    if y != from {
+                        *slot = Some(x);
+                        queue.push_back(y);
+                    }
+                }
+            }
+        }
+        let mut path = vec![to];
+        let mut at = to;
+        while at != from {
+            at = (*came_from.get(at as usize)?)?;
+            path.push(at);
+        }
+        path.reverse();
+        Some(path)
+    }
+
     /// True if every path from the body (node 0) to `node` goes through `through`.
     pub fn dominates(&self, through: u32, node: u32) -> bool {
         if through == node || through == 0 {

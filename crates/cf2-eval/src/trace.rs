@@ -365,30 +365,7 @@ impl<'a> Evaluator<'a> {
     /// `from` to source `to` of block body `inst`.
     fn import_chain(&self, inst: InstId, from: u32, to: u32) -> Option<String> {
         let inst = self.insts.get(inst.0 as usize)?;
-        let n = inst.files.len();
-        let mut came_from: Vec<Option<u32>> = vec![None; n];
-        let mut queue = std::collections::VecDeque::from([from]);
-        while let Some(x) = queue.pop_front() {
-            if x == to {
-                break;
-            }
-            for &y in inst.edges.get(x as usize).map(Vec::as_slice).unwrap_or(&[]) {
-                if y != from && came_from.get(y as usize) == Some(&None) {
-                    if let Some(slot) = came_from.get_mut(y as usize) {
-                        *slot = Some(x);
-                    }
-                    queue.push_back(y);
-                }
-            }
-        }
-        let mut path = vec![to];
-        let mut at = to;
-        while at != from {
-            at = (*came_from.get(at as usize)?)?;
-            path.push(at);
-        }
-        path.reverse();
-        let names: Vec<&str> = (path.iter())
+        let names: Vec<&str> = (inst.path(from, to)?.iter())
             .map(|node| inst.files.get(*node as usize).map(|f| self.loader.name(*f)))
             .collect::<Option<_>>()?;
         let (first, rest) = names.split_first()?;

@@ -17,13 +17,7 @@ impl Config {
     pub fn explanation(&self, path: &str) -> String {
         if path.is_empty() {
             // The configuration itself: no definition makes it, its resources do.
-            let mut text = "the configuration:\n".to_string();
-            if let Some(Value::Block(block)) = self.value_at("") {
-                for (key, _) in block.iter() {
-                    text.push_str(&self.member_line("resource", key, key));
-                }
-            }
-            return text;
+            return format!("the configuration:\n{}", self.member_lines("", ""));
         }
         let Some((entry, holder)) = self.entry_or_holder(path) else {
             return format!(
@@ -39,12 +33,40 @@ impl Config {
         text.push('\n');
         // A block made for another resource (`Web => $Defaults`) has its members' entries
         // under that resource.
-        let members_at = entry.block_of.as_deref().unwrap_or(holder);
-        if let Some(Value::Block(block)) = self.value_at(holder) {
-            for (key, _) in block.iter() {
-                let member = format!("{members_at}.{key}");
-                text.push_str(&self.member_line("member  ", key, &member));
-            }
+        let entries_at = entry.block_of.as_deref().unwrap_or(holder);
+        text.push_str(&self.member_lines(holder, entries_at));
+        text
+    }
+
+    /// A line per member of the block at `path`, from their entries under `entries_at`
+    /// (for the configuration, `path` empty, a `resource` line per resource).
+    fn member_lines(&self, path: &str, entries_at: &str) -> String {
+        let Some(Value::Block(block)) = self.value_at(path) else {
+            return String::new();
+        };
+        // Each resource's entry, found once: looking each member up in the whole
+        // provenance made a block of n members cost n scans of it.
+        let mut entries = std::collections::HashMap::new();
+        for p in self.final_entries() {
+            entries.entry(p.path.as_str()).or_insert(p);
+        }
+        let label = if path.is_empty() {
+            "resource"
+        } else {
+            "member  "
+        };
+        let mut text = String::new();
+        for (key, _) in block.iter() {
+            let member = if entries_at.is_empty() {
+                key.to_string()
+            } else {
+                format!("{entries_at}.{key}")
+            };
+            text.push_str(&member_line(
+                label,
+                key,
+                entries.get(member.as_str()).copied(),
+            ));
         }
         text
     }
@@ -74,31 +96,31 @@ impl Config {
         let below = path.strip_prefix(at)?.strip_prefix('.')?;
         self.get(below)
     }
+}
 
-    /// `  member   KEY = VALUE  [RULE]  from PLACES`: one member of an explained block (or,
-    /// labelled `resource`, of the configuration).
-    fn member_line(&self, label: &str, key: &str, path: &str) -> String {
-        let Some(entry) = self.explain(path) else {
-            return format!("  {label} {key}  (no record)\n");
-        };
-        let made = &entry.made;
-        let places: Vec<&str> = made.used.iter().map(|o| o.location.as_str()).collect();
-        let from = if places.is_empty() {
-            String::new()
-        } else {
-            format!("  from {}", places.join(", "))
-        };
-        let overrode = match made.overridden.len() {
-            0 => String::new(),
-            1 => "  (overrode 1 definition)".to_string(),
-            n => format!("  (overrode {n} definitions)"),
-        };
-        let line = format!(
-            "  {label} {key} = {}  [{}]{from}{overrode}\n",
-            made.value, made.rule
-        );
-        // The key and the value preview come from the sources: their control characters
-        // are shown, not run, as in `-Deval`.
-        cf2_syntax::visible(&line).into_owned()
-    }
+/// `  member   KEY = VALUE  [RULE]  from PLACES`: one member of an explained block (or,
+/// labelled `resource`, of the configuration), from its entry.
+fn member_line(label: &str, key: &str, entry: Option<&Provenance>) -> String {
+    let Some(entry) = entry else {
+        return format!("  {label} {key}  (no record)\n");
+    };
+    let made = &entry.made;
+    let places: Vec<&str> = made.used.iter().map(|o| o.location.as_str()).collect();
+    let from = if places.is_empty() {
+        String::new()
+    } else {
+        format!("  from {}", places.join(", "))
+    };
+    let overrode = match made.overridden.len() {
+        0 => String::new(),
+        1 => "  (overrode 1 definition)".to_string(),
+        n => format!("  (overrode {n} definitions)"),
+    };
+    let line = format!(
+        "  {label} {key} = {}  [{}]{from}{overrode}\n",
+        made.value, made.rule
+    );
+    // The key and the value preview come from the sources: their control characters are
+    // shown, not run, as in `-Deval`.
+    cf2_syntax::visible(&line).into_owned()
 }

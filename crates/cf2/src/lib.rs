@@ -463,11 +463,13 @@ impl Config {
 
     /// The provenance of one resource, if it was evaluated.
     pub fn explain(&self, path: &str) -> Option<&cf2_eval::Provenance> {
-        // The resource's final value, not a literal's member read before a merge that
-        // shares its path.
-        self.provenance
-            .iter()
-            .find(|p| p.path == path && !p.before_merge)
+        self.final_entries().find(|p| p.path == path)
+    }
+
+    /// The entries of resources' final values: not those of a literal's member read
+    /// before a merge that shares its path.
+    fn final_entries(&self) -> impl Iterator<Item = &cf2_eval::Provenance> {
+        self.provenance.iter().filter(|p| !p.before_merge)
     }
 
     pub fn trace(&self) -> &[String] {

@@ -1965,3 +1965,21 @@ fn a_batch_removes_what_a_killed_batch_staged() {
     expected.sort();
     assert_eq!(left, expected);
 }
+
+/// An explanation that cannot be written fails the command (exit 1) and says why.
+#[cfg(target_os = "linux")]
+#[test]
+fn explain_reports_standard_output_it_cannot_write() {
+    let dir = project(SIMPLE);
+    let full = fs::File::create("/dev/full").expect("open /dev/full");
+    let o = cf2_command(dir.path(), &["explain", "main.cf2", "A"])
+        .stdout(full)
+        .output()
+        .expect("cf2 runs");
+    assert_exit(&o, 1);
+    assert!(
+        stderr(&o).contains("cf2: error: cannot write to standard output: No space left on device"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -175,3 +175,17 @@ fn an_overridden_definition_says_why() {
     );
     assert_eq!(port.made.used[0].why, None);
 }
+
+/// Without the trace nothing is recorded, and the explanation says so rather than guess.
+#[test]
+fn an_explanation_without_the_trace_says_there_is_no_record() {
+    let host = MemoryHost::new().with_file("main.cf2", "X => 1\n");
+    let config = Compiler::with_host(host).compile_file("main.cf2").unwrap();
+    assert!(
+        config
+            .explanation("X")
+            .starts_with("X: no record of how it got its value"),
+        "{}",
+        config.explanation("X")
+    );
+}

@@ -71,6 +71,9 @@ pub struct Evaluator<'a> {
     pub(crate) regexes: HashMap<Rc<str>, std::sync::Arc<crate::perl_regex::PerlRegex>>,
     /// Slots in the order their values were settled (for `-Deval`).
     pub(crate) settled: Vec<SlotId>,
+    /// With `-Deval`: the resources each resource's definitions read by reference, in the
+    /// order first read (`Evaluator::note_read`).
+    pub(crate) reads: HashMap<SlotId, Vec<SlotId>, foldhash::fast::RandomState>,
     /// How many readings of a secret's pick (`Evaluator::under_pick`) are running.
     pub(crate) pick_depth: u32,
     /// The innermost of them: how its secret is shown and where it is read.
@@ -265,6 +268,7 @@ impl<'a> Evaluator<'a> {
             load_failures: Default::default(),
             regexes: HashMap::new(),
             settled: Vec::new(),
+            reads: HashMap::default(),
             pick_depth: 0,
             pick_site: None,
             pick_warned_from: 0,
@@ -543,6 +547,66 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The value of a slot: its definitions folded (once; the result is memoised).
+    /// With `-Deval`, notes that the resource whose definitions are being evaluated read
+    /// `s` by reference (`$Cpus`, `$Web.Port`, a function's look-up). The reader is the
+    /// innermost slot being evaluated, unless a block's statements are being run above it:
+    /// what they read (an inline `if`'s condition) makes the block, not that resource's
+    /// value, and is not noted. Nor is what a secret's pick reads: which member it read
+    /// would say what was picked.
+    pub(crate) fn note_read(&mut self, s: SlotId) {
+        if !self.opts.trace || self.pick_depth > 0 {
+            return;
+        }
+        let Some(&reader) = self.stack.last() else {
+            return;
+        };
+        if self
+            .building
+            .last()
+            .is_some_and(|&(_, depth)| self.stack.len() <= depth)
+            || reader == s
+        {
+            return;
+        }
+        let read = self.reads.entry(reader).or_default();
+        if !read.contains(&s) {
+            read.push(s);
+        }
+    }
+
+    /// How many reads the slot being evaluated has noted (`Evaluator::note_read`), for
+    /// [`Evaluator::forget_read_since`].
+    pub(crate) fn reads_noted(&self) -> usize {
+        match self.stack.last() {
+            Some(reader) if self.opts.trace => self.reads.get(reader).map_or(0, Vec::len),
+            _ => 0,
+        }
+    }
+
+    /// After `$Web.Port` is evaluated: `Web` was read only on the way to its member, which
+    /// the trace names instead. `mark` is [`Evaluator::reads_noted`] before the base was
+    /// evaluated, `after_base` after, `base` its value: the read noted for the base in
+    /// between, a resource whose value is that block, is forgotten if a member of the block
+    /// was read. A block read whole elsewhere (before `mark`) stays.
+    pub(crate) fn forget_read_since(&mut self, mark: usize, after_base: usize, base: &Val) {
+        let (Some(&reader), Val::Block(b)) = (self.stack.last(), base.plain()) else {
+            return;
+        };
+        if after_base != mark + 1 {
+            return;
+        }
+        let Some(read) = self.reads.get(&reader) else {
+            return;
+        };
+        let holds_base = |s: &SlotId| matches!(&self.slot(*s).state, SlotState::Done(v) if matches!(v.plain(), Val::Block(x) if x == b));
+        let member_read = |(i, s): (usize, &SlotId)| i != mark && self.slot(*s).parent == *b;
+        if read.get(mark).is_some_and(holds_base) && read.iter().enumerate().any(member_read) {
+            if let Some(read) = self.reads.get_mut(&reader) {
+                read.remove(mark);
+            }
+        }
+    }
+
     pub(crate) fn force(&mut self, s: SlotId) -> R<Val> {
         let in_pick = self.pick_depth > 0;
         match &self.slot(s).state {

@@ -99,8 +99,15 @@ impl<'a> Evaluator<'a> {
             ExprKind::Block(stmts) => Ok(Val::Block(self.literal_block(stmts, sc))),
             ExprKind::Ref(id) => self.reference(id, sc),
             ExprKind::Select(base, sel) => {
+                let mark = self.reads_noted();
                 let b = self.eval(base, sc)?;
-                self.select(b, sel, sc, e.span)
+                if !self.opts.trace {
+                    return self.select(b, sel, sc, e.span);
+                }
+                let after_base = self.reads_noted();
+                let v = self.select(b.clone(), sel, sc, e.span)?;
+                self.forget_read_since(mark, after_base, &b);
+                Ok(v)
             }
             ExprKind::Unary(op, x) => {
                 let v = self.eval(x, sc)?;
@@ -141,7 +148,10 @@ impl<'a> Evaluator<'a> {
             }
         }
         match self.member(root, &id.name, id.span)? {
-            Some(slot) => self.force(slot),
+            Some(slot) => {
+                self.note_read(slot);
+                self.force(slot)
+            }
             None => {
                 let mut err = self.missing_member(root, &id.name, id.span, "resource");
                 // References start at the root, not in the enclosing block: `Url =>
@@ -425,7 +435,10 @@ impl<'a> Evaluator<'a> {
                     }
                 };
                 match self.member(*b, &name, key_at)? {
-                    Some(s) => self.force(s),
+                    Some(s) => {
+                        self.note_read(s);
+                        self.force(s)
+                    }
                     None => Err(self.missing_member(*b, &name, key_at, "member")),
                 }
             }

@@ -932,6 +932,7 @@ impl<'a> Evaluator<'a> {
             ));
         }
         let scope = self.scope(sc).clone();
+        let mark = self.reads_noted();
         let mut cur = None;
         if let Some(params) = &scope.params {
             if let Some((_, t)) = params.iter().find(|(n, _)| **n == *first) {
@@ -943,14 +944,25 @@ impl<'a> Evaluator<'a> {
             None => {
                 let root = self.scope_root(sc);
                 match self.member(root, first, at)? {
-                    Some(slot) => self.force(slot)?,
+                    Some(slot) => {
+                        self.note_read(slot);
+                        self.force(slot)?
+                    }
                     None => return Err(self.missing_member(root, first, at, "resource")),
                 }
             }
         };
         for step in steps {
             let key = Val::Lit(Rc::from(step));
-            cur = self.select_value(cur, &key, at, at)?;
+            if !self.opts.trace {
+                cur = self.select_value(cur, &key, at, at)?;
+                continue;
+            }
+            // As for `$Web.Port` written (`ExprKind::Select`): the member is the read.
+            let after_base = self.reads_noted();
+            let next = self.select_value(cur.clone(), &key, at, at)?;
+            self.forget_read_since(mark, after_base, &cur);
+            cur = next;
         }
         Ok(cur)
     }

@@ -39,7 +39,7 @@ pub use functions::STANDARD as STANDARD_FUNCTIONS;
 pub use host::{Host, MemoryHost};
 pub use loader::Loader;
 pub use mutators::STANDARD_MUTATORS;
-pub use trace::{Made, Origin, Provenance};
+pub use trace::{Made, Origin, Provenance, Read};
 
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::Value;

@@ -26,6 +26,21 @@ pub struct Provenance {
     /// Where the value is a block made for another resource (`Web => $Defaults`), that
     /// resource's path: the block's members have their entries under it.
     pub block_of: Option<String>,
+    /// The resources its definitions read by reference (`$Cpus`, `$Web.Port`), in the order
+    /// first read, each with its value: what the value was computed from.
+    pub reads: Vec<Read>,
+}
+
+/// A resource a definition read (see [`Provenance::reads`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Read {
+    /// Its path (`Web.Port`).
+    pub path: String,
+    /// Its value as traces show it (secrets redacted).
+    pub value: String,
+    /// Whether it is shown as hidden (`path` and `value` say so): a resource a secret's
+    /// pick may have read, whose entry the trace hides too.
+    pub hidden: bool,
 }
 
 /// How a value was made, as a trace shows it: a resource's own ([`Provenance::made`]), or a
@@ -71,6 +86,7 @@ impl Provenance {
             before_merge: false,
             below: Vec::new(),
             block_of: None,
+            reads: Vec::new(),
         }
     }
 }
@@ -158,12 +174,14 @@ impl<'a> Evaluator<'a> {
                 }
                 _ => None,
             };
+            let reads = self.reads_of(*s);
             out.push(Provenance {
                 path,
                 made,
                 before_merge,
                 below,
                 block_of,
+                reads,
             });
         }
         if marks.next().is_some() {
@@ -203,6 +221,43 @@ impl<'a> Evaluator<'a> {
             }
         }
         out
+    }
+
+    /// What the definitions of `s` read by reference ([`Evaluator::note_read`]). A
+    /// resource that a secret's pick may have read, or whose definitions were copied from
+    /// a picked block, is shown as the trace hides its own entry.
+    fn reads_of(&self, s: SlotId) -> Vec<Read> {
+        let Some(read) = self.reads.get(&s) else {
+            return Vec::new();
+        };
+        read.iter()
+            .filter_map(|r| {
+                let slot = self.slot(*r);
+                let SlotState::Done(v) = &slot.state else {
+                    return None;
+                };
+                let hidden = (self.picked_from.contains_key(&slot.parent)
+                    || self.picked_origin(&slot.parent).is_some())
+                    || slot.outcome.as_ref().is_some_and(|o| {
+                        (o.used.iter().chain(&o.overridden))
+                            .any(|d| self.secret_defs.contains_key(d))
+                    });
+                Some(if hidden {
+                    let Provenance { path, made, .. } = Provenance::hidden();
+                    Read {
+                        path,
+                        value: made.value,
+                        hidden: true,
+                    }
+                } else {
+                    Read {
+                        path: self.slot_path(*r),
+                        value: preview(v),
+                        hidden: false,
+                    }
+                })
+            })
+            .collect()
     }
 
     /// `-Deval`: the provenance records as text, one entry per resource.
@@ -429,6 +484,10 @@ pub fn render_entry(p: &Provenance) -> String {
     };
     let mut entry = format!("{} = {}  [{}{when}]", p.path, p.made.value, p.made.rule);
     render_origins(&mut entry, &p.path, &p.made);
+    for r in &p.reads {
+        let sigil = if r.hidden { "" } else { "$" };
+        entry.push_str(&format!("\n  read     {sigil}{} = {}", r.path, r.value));
+    }
     if let Some(home) = &p.block_of {
         entry.push_str(&format!(
             "\n  members  listed under `{home}`: this value is the block made there"

@@ -189,3 +189,29 @@ fn an_explanation_without_the_trace_says_there_is_no_record() {
         config.explanation("X")
     );
 }
+
+/// An entry lists the resources its definitions read by reference, with their values, in
+/// the order first read: a member read through its block names the member, not the block;
+/// what an inline `if` reads makes the block, and is listed under no resource.
+#[test]
+fn an_entry_lists_what_its_value_read() {
+    let host = MemoryHost::new().with_file(
+        "main.cf2",
+        "C => 8\nD => { P => 80 }\nW => $D.P + $C + $C\nB => [$D.P, $D]\n\
+         if ($C > 1) then { I => 1 }\nL => 'x'\n",
+    );
+    let config = traced(host);
+    let reads = |path: &str| -> Vec<(String, String)> {
+        let entry = config.explain(path).unwrap();
+        entry
+            .reads
+            .iter()
+            .map(|r| (r.path.clone(), r.value.clone()))
+            .collect()
+    };
+    let pair = |p: &str, v: &str| (p.to_string(), v.to_string());
+    assert_eq!(reads("W"), [pair("D.P", "80"), pair("C", "8")]);
+    assert_eq!(reads("B"), [pair("D.P", "80"), pair("D", "a block")]);
+    assert!(reads("I").is_empty());
+    assert!(reads("L").is_empty());
+}

@@ -251,10 +251,41 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
             return ExitCode::from(1);
         }
     }
+    let renamed: Vec<PathBuf> = staged.iter().filter_map(|(_, tmp)| tmp.target()).collect();
     if !commit_all(staged) {
         return ExitCode::from(1);
     }
+    // The data went to disk before the renames (`stage`); the names go now, so that when
+    // the compile ends its outputs are on disk under their names, as a batch's are.
+    if let Err((dir, e)) = flush_directories(&renamed) {
+        sayln!(
+            "cf2: error: cannot flush the directory `{}` to disk: {}",
+            dir.display(),
+            io_reason(&e)
+        );
+        return ExitCode::from(1);
+    }
     ExitCode::SUCCESS
+}
+
+/// Flushes to disk the directories that hold `files` (each once), so that names just
+/// renamed into them survive a power cut; the first that fails, with its error.
+pub fn flush_directories(files: &[PathBuf]) -> Result<(), (PathBuf, std::io::Error)> {
+    let mut done: Vec<&Path> = Vec::new();
+    for file in files {
+        let dir = match file.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if done.contains(&dir) {
+            continue;
+        }
+        done.push(dir);
+        std::fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| (dir.to_path_buf(), e))?;
+    }
+    Ok(())
 }
 
 /// Writes each staged output into place, stopping at the first that fails (reported);
@@ -425,6 +456,14 @@ pub enum Staged {
 }
 
 impl Staged {
+    /// The file a rename will put in place; `None` for a device or pipe written in place.
+    pub fn target(&self) -> Option<PathBuf> {
+        match self {
+            Staged::File(_, target) | Staged::Closed(_, target) => Some(target.clone()),
+            Staged::InPlace(..) => None,
+        }
+    }
+
     pub fn commit(self) -> std::io::Result<()> {
         match self {
             Staged::File(tmp, target) => tmp.persist(target).map(|_| ()).map_err(|e| e.error),
@@ -504,3 +543,23 @@ pub fn stage(path: &Path, data: &[u8], durable: bool) -> std::io::Result<Staged>
 /// What the name of a staged output holds after the output's name, before the process's
 /// number: `.web.json.cf2-new-PID-XXXXXX.tmp`.
 pub const STAGED: &str = ".cf2-new-";
+
+#[cfg(test)]
+mod tests {
+    use super::flush_directories;
+    use std::path::PathBuf;
+
+    /// Each directory is flushed once; one that cannot be opened is named with its error.
+    #[test]
+    fn the_directories_of_renamed_outputs_are_flushed() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [dir.path().join("a.json"), dir.path().join("b.json")];
+        assert!(flush_directories(&files).is_ok());
+        // A bare name is in the working directory.
+        assert!(flush_directories(&[PathBuf::from("out.json")]).is_ok());
+        let gone = dir.path().join("gone");
+        let (named, e) = flush_directories(&[gone.join("c.json")]).unwrap_err();
+        assert_eq!(named, gone);
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+    }
+}

@@ -1,7 +1,8 @@
 //! `cf2 explain FILE RESOURCE...`: how each resource got its value, from the provenance the
 //! library records (`cf2::Config::explanation`). Each resource is compiled with only what
 //! its value needs, as `-o -:PATH` does, so a failure elsewhere does not hide it; the files
-//! are read and parsed once for all of them (a `cf2::Batch`).
+//! are read and parsed once for all of them (a `cf2::Batch`). One more compile, of the
+//! whole configuration, says what read each resource (`read by`).
 
 use crate::{color, options, security, usage_error_of, warn_about_allowed_dirs, ExplainArgs};
 use std::io::Write as _;
@@ -29,7 +30,7 @@ pub fn run(args: &ExplainArgs) -> ExitCode {
                 for w in config.warnings() {
                     say!("{}", config.render_diagnostic(w, color));
                 }
-                explained.push(config.explanation(resource));
+                explained.push((resource, config));
             }
             Err(e) => {
                 failed = true;
@@ -50,7 +51,24 @@ pub fn run(args: &ExplainArgs) -> ExitCode {
     if failed {
         return ExitCode::from(1);
     }
-    let text = explained.join("\n");
+    // What read each resource: only a compile of the whole configuration evaluates every
+    // reader. It may fail where the values asked for did not; the explanations stand.
+    let whole = match batch.compile_file(&args.file) {
+        Ok(config) => Some(config),
+        Err(_) => {
+            sayln!(
+                "cf2: note: no `read by` lines: the whole configuration does not compile \
+                 (`cf2 compile {}` says why)",
+                args.file.display()
+            );
+            None
+        }
+    };
+    let texts: Vec<String> = explained
+        .iter()
+        .map(|(resource, config)| config.explanation_read_by(resource, whole.as_ref()))
+        .collect();
+    let text = texts.join("\n");
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         sayln!(

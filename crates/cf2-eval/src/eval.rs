@@ -74,6 +74,10 @@ pub struct Evaluator<'a> {
     /// With `-Deval`: the resources each resource's definitions read by reference, in the
     /// order first read (`Evaluator::note_read`).
     pub(crate) reads: HashMap<SlotId, Vec<SlotId>, foldhash::fast::RandomState>,
+    /// With `-Deval`: the resources each inline statement read while it ran (an `if`'s
+    /// condition, a computed import's name), by the statement's place, in the order the
+    /// statements first read.
+    pub(crate) statement_reads: indexmap::IndexMap<Span, Vec<SlotId>, foldhash::fast::RandomState>,
     /// How many readings of a secret's pick (`Evaluator::under_pick`) are running.
     pub(crate) pick_depth: u32,
     /// The innermost of them: how its secret is shown and where it is read.
@@ -269,6 +273,7 @@ impl<'a> Evaluator<'a> {
             regexes: HashMap::new(),
             settled: Vec::new(),
             reads: HashMap::default(),
+            statement_reads: Default::default(),
             pick_depth: 0,
             pick_site: None,
             pick_warned_from: 0,
@@ -546,41 +551,63 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// The value of a slot: its definitions folded (once; the result is memoised).
-    /// With `-Deval`, notes that the resource whose definitions are being evaluated read
-    /// `s` by reference (`$Cpus`, `$Web.Port`, a function's look-up). The reader is the
-    /// innermost slot being evaluated, unless a block's statements are being run above it:
-    /// what they read (an inline `if`'s condition) makes the block, not that resource's
-    /// value, and is not noted. Nor is what a secret's pick reads: which member it read
-    /// would say what was picked.
-    pub(crate) fn note_read(&mut self, s: SlotId) {
+    /// With `-Deval`, who a reference made now reads for: the resource whose definitions
+    /// are being evaluated (the innermost slot), unless a block's statements are being run
+    /// above it: what they read (an inline `if`'s condition) makes the block, not that
+    /// resource's value, and is the inline statement's. `None` without `-Deval`, outside
+    /// both, and while a secret's pick is read: which member it read would say what was
+    /// picked.
+    fn reader(&self) -> Option<Reader> {
         if !self.opts.trace || self.pick_depth > 0 {
-            return;
+            return None;
         }
-        let Some(&reader) = self.stack.last() else {
+        match self.building.last() {
+            Some(&(b, depth)) if self.stack.len() <= depth => match &self.block(b).state {
+                BlockState::Building {
+                    statement: Some(statement),
+                    ..
+                } => Some(Reader::Statement(statement.span())),
+                _ => None,
+            },
+            _ => self.stack.last().map(|s| Reader::Slot(*s)),
+        }
+    }
+
+    fn reads_of_reader(&self, reader: Reader) -> Option<&Vec<SlotId>> {
+        match reader {
+            Reader::Slot(s) => self.reads.get(&s),
+            Reader::Statement(at) => self.statement_reads.get(&at),
+        }
+    }
+
+    fn reads_of_reader_mut(&mut self, reader: Reader) -> &mut Vec<SlotId> {
+        match reader {
+            Reader::Slot(s) => self.reads.entry(s).or_default(),
+            Reader::Statement(at) => self.statement_reads.entry(at).or_default(),
+        }
+    }
+
+    /// With `-Deval`, notes that `s` was read by reference (`$Cpus`, `$Web.Port`, a
+    /// function's look-up), for its [`Evaluator::reader`].
+    pub(crate) fn note_read(&mut self, s: SlotId) {
+        let Some(reader) = self.reader() else {
             return;
         };
-        if self
-            .building
-            .last()
-            .is_some_and(|&(_, depth)| self.stack.len() <= depth)
-            || reader == s
-        {
+        if reader == Reader::Slot(s) {
             return;
         }
-        let read = self.reads.entry(reader).or_default();
+        let read = self.reads_of_reader_mut(reader);
         if !read.contains(&s) {
             read.push(s);
         }
     }
 
-    /// How many reads the slot being evaluated has noted (`Evaluator::note_read`), for
+    /// How many reads the current reader has noted ([`Evaluator::note_read`]), for
     /// [`Evaluator::forget_read_since`].
     pub(crate) fn reads_noted(&self) -> usize {
-        match self.stack.last() {
-            Some(reader) if self.opts.trace => self.reads.get(reader).map_or(0, Vec::len),
-            _ => 0,
-        }
+        self.reader()
+            .and_then(|r| self.reads_of_reader(r))
+            .map_or(0, Vec::len)
     }
 
     /// After `$Web.Port` is evaluated: `Web` was read only on the way to its member, which
@@ -589,24 +616,23 @@ impl<'a> Evaluator<'a> {
     /// between, a resource whose value is that block, is forgotten if a member of the block
     /// was read. A block read whole elsewhere (before `mark`) stays.
     pub(crate) fn forget_read_since(&mut self, mark: usize, after_base: usize, base: &Val) {
-        let (Some(&reader), Val::Block(b)) = (self.stack.last(), base.plain()) else {
+        let (Some(reader), Val::Block(b)) = (self.reader(), base.plain()) else {
             return;
         };
         if after_base != mark + 1 {
             return;
         }
-        let Some(read) = self.reads.get(&reader) else {
+        let Some(read) = self.reads_of_reader(reader) else {
             return;
         };
         let holds_base = |s: &SlotId| matches!(&self.slot(*s).state, SlotState::Done(v) if matches!(v.plain(), Val::Block(x) if x == b));
         let member_read = |(i, s): (usize, &SlotId)| i != mark && self.slot(*s).parent == *b;
         if read.get(mark).is_some_and(holds_base) && read.iter().enumerate().any(member_read) {
-            if let Some(read) = self.reads.get_mut(&reader) {
-                read.remove(mark);
-            }
+            self.reads_of_reader_mut(reader).remove(mark);
         }
     }
 
+    /// The value of a slot: its definitions folded (once; the result is memoised).
     pub(crate) fn force(&mut self, s: SlotId) -> R<Val> {
         let in_pick = self.pick_depth > 0;
         match &self.slot(s).state {
@@ -1209,4 +1235,13 @@ fn expr_gives(e: &ast::Expr, path: &[&str]) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Who a read by reference is noted for (`Evaluator::reader`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    /// The resource whose definitions are being evaluated.
+    Slot(SlotId),
+    /// The inline statement being run, by its place.
+    Statement(Span),
 }

@@ -39,7 +39,7 @@ pub use functions::STANDARD as STANDARD_FUNCTIONS;
 pub use host::{Host, MemoryHost};
 pub use loader::Loader;
 pub use mutators::STANDARD_MUTATORS;
-pub use trace::{Made, Origin, Provenance, Read};
+pub use trace::{Made, Origin, Provenance, Read, StatementRead};
 
 use cf2_syntax::{Diagnostic, Span};
 use cf2_value::Value;
@@ -91,6 +91,8 @@ pub struct Evaluation {
     pub trace: Vec<String>,
     /// How each evaluated resource got its value (empty unless `trace` is asked for).
     pub provenance: Vec<Provenance>,
+    /// What each inline statement read while it ran (empty unless `trace` is asked for).
+    pub statement_reads: Vec<StatementRead>,
     /// Whether the outputs hold a secret (docs/security.md): the values are the output,
     /// but a program that shows a value in a message of its own (a type error while
     /// reading the configuration) must then leave the value out.
@@ -153,10 +155,10 @@ fn evaluate_with<'l>(
     let result = run(&mut ev, main)
         .and_then(|top| output(&mut ev, top))
         .and_then(|()| ev.check_inline_reads_against_merge().map_err(flatten));
-    let provenance = if opts.trace {
-        ev.provenance()
+    let (provenance, statement_reads) = if opts.trace {
+        (ev.provenance(), ev.statement_reads())
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
     let trace: Vec<String> = provenance.iter().map(trace::render_trace).collect();
     let warnings = std::mem::take(&mut ev.warnings);
@@ -166,6 +168,7 @@ fn evaluate_with<'l>(
             warnings,
             trace,
             provenance,
+            statement_reads,
             holds_secrets: ev.output_secrets,
         }),
         Err(errors) => Failure {

@@ -31,6 +31,18 @@ pub struct Provenance {
     pub reads: Vec<Read>,
 }
 
+/// What an inline statement read while it ran (`if ($Memory > 16) then {...}` read
+/// `Memory`): what it added to its block depends on those values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatementRead {
+    /// `FILE:LINE:COL` of the statement.
+    pub location: String,
+    pub span: cf2_syntax::Span,
+    /// Its first line, shortened.
+    pub text: String,
+    pub reads: Vec<Read>,
+}
+
 /// A resource a definition read (see [`Provenance::reads`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Read {
@@ -227,9 +239,28 @@ impl<'a> Evaluator<'a> {
     /// resource that a secret's pick may have read, or whose definitions were copied from
     /// a picked block, is shown as the trace hides its own entry.
     fn reads_of(&self, s: SlotId) -> Vec<Read> {
-        let Some(read) = self.reads.get(&s) else {
-            return Vec::new();
-        };
+        match self.reads.get(&s) {
+            Some(read) => self.shown_reads(read),
+            None => Vec::new(),
+        }
+    }
+
+    /// What each inline statement read while it ran (an `if`'s condition), in the order the
+    /// statements first read ([`Evaluator::note_read`]).
+    pub fn statement_reads(&self) -> Vec<StatementRead> {
+        self.statement_reads
+            .iter()
+            .map(|(at, read)| StatementRead {
+                location: self.loader.location(*at),
+                span: *at,
+                text: self.statement_text(*at),
+                reads: self.shown_reads(read),
+            })
+            .collect()
+    }
+
+    /// The resources `read` names, as a trace shows them.
+    fn shown_reads(&self, read: &[SlotId]) -> Vec<Read> {
         read.iter()
             .filter_map(|r| {
                 let slot = self.slot(*r);
@@ -346,14 +377,6 @@ impl<'a> Evaluator<'a> {
         // the place it is ranked at, which is the first of the resource's definitions.
         let shown = self.value_source(d).unwrap_or(d);
         let def = self.def(shown);
-        let text = self.loader.snippet(def.site);
-        let first_line = text.lines().next().unwrap_or("");
-        let short: String = first_line.chars().take(70).collect();
-        let more = if first_line.chars().count() > 70 || text.lines().nth(1).is_some() {
-            " …"
-        } else {
-            ""
-        };
         Origin {
             location: self.loader.location(def.site),
             span: def.site,
@@ -361,7 +384,7 @@ impl<'a> Evaluator<'a> {
                 Some(path) => format!("value of `{path}`:"),
                 None => def.op.symbol(),
             },
-            text: format!("{}{more}", short.trim()),
+            text: self.statement_text(def.site),
             read_before_merge: false,
             value_of,
             mutation: match def.prio.last() {
@@ -378,6 +401,19 @@ impl<'a> Evaluator<'a> {
                 _ => None,
             },
         }
+    }
+
+    /// The first line of the statement at `site`, shortened (` …` where more follows).
+    fn statement_text(&self, site: cf2_syntax::Span) -> String {
+        let text = self.loader.snippet(site);
+        let first_line = text.lines().next().unwrap_or("");
+        let short: String = first_line.chars().take(70).collect();
+        let more = if first_line.chars().count() > 70 || text.lines().nth(1).is_some() {
+            " …"
+        } else {
+            ""
+        };
+        format!("{}{more}", short.trim())
     }
 
     /// Why `lost` was overridden, in words: a default not needed, a `final` above it, or what

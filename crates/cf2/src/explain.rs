@@ -15,6 +15,13 @@ impl Config {
     /// secret selector picked has no record. The empty path lists the configuration's
     /// resources, a line each.
     pub fn explanation(&self, path: &str) -> String {
+        self.explanation_read_by(path, None)
+    }
+
+    /// [`Config::explanation`], with a `read by` line after the entry for each reader that
+    /// `whole`, a compile of the whole configuration with the trace, found
+    /// ([`Config::readers`]): this compile, of one path, evaluated only what its value needs.
+    pub fn explanation_read_by(&self, path: &str, whole: Option<&Config>) -> String {
         if path.is_empty() {
             // The configuration itself: no definition makes it, its resources do.
             return format!("the configuration:\n{}", self.member_lines("", ""));
@@ -31,11 +38,42 @@ impl Config {
         }
         text.push_str(&cf2_eval::trace::render_entry(entry));
         text.push('\n');
+        let readers = whole.map(|w| w.readers(holder)).unwrap_or_default();
+        for reader in readers {
+            let line = format!("  read by  {reader}\n");
+            text.push_str(&cf2_syntax::visible(&line));
+        }
         // A block made for another resource (`Web => $Defaults`) has its members' entries
         // under that resource.
         let entries_at = entry.block_of.as_deref().unwrap_or(holder);
         text.push_str(&self.member_lines(holder, entries_at));
         text
+    }
+
+    /// What read the resource at `path` by reference in this compile, as `cf2 explain`
+    /// lists them: each resource whose definitions read it (`$Services.web.Workers`), then
+    /// each inline statement (`the inline statement at base.cf2:12:1 `if ($Memory > 16)
+    /// then { …``). Only what was evaluated counts: a branch not taken read nothing, and
+    /// a compile of one path ([`crate::Compiler::compile_file_at`]) evaluated only what
+    /// that value needs. Needs the trace. A resource a secret's pick may have read is not
+    /// named (its entry is hidden too).
+    pub fn readers(&self, path: &str) -> Vec<String> {
+        let read_here =
+            |reads: &[cf2_eval::Read]| reads.iter().any(|r| !r.hidden && r.path == path);
+        let resources = self
+            .final_entries()
+            .filter(|p| read_here(&p.reads))
+            .map(|p| format!("${}", p.path));
+        let statements = self
+            .statement_reads
+            .iter()
+            .filter(|s| read_here(&s.reads))
+            .map(|s| format!("the inline statement at {}  `{}`", s.location, s.text));
+        let mut seen = std::collections::HashSet::new();
+        resources
+            .chain(statements)
+            .filter(|r| seen.insert(r.clone()))
+            .collect()
     }
 
     /// A line per member of the block at `path`, from their entries under `entries_at`

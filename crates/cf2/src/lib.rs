@@ -200,6 +200,7 @@ impl Compiler {
                 warnings: e.warnings,
                 trace: e.trace,
                 provenance: e.provenance,
+                statement_reads: e.statement_reads,
                 holds_secrets: e.holds_secrets,
                 rerun: Rerun {
                     host: self.host.clone(),
@@ -309,6 +310,8 @@ pub struct Config {
     warnings: Vec<Diagnostic>,
     trace: Vec<String>,
     provenance: Vec<cf2_eval::Provenance>,
+    /// What each inline statement read while it ran (with the trace).
+    statement_reads: Vec<cf2_eval::StatementRead>,
     /// Whether the value holds a secret: messages about it then show no values.
     holds_secrets: bool,
     /// How it was compiled, to compile it again when a deserialization error needs the

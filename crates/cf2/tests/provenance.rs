@@ -215,3 +215,27 @@ fn an_entry_lists_what_its_value_read() {
     assert!(reads("I").is_empty());
     assert!(reads("L").is_empty());
 }
+
+/// `Config::readers`: the resources whose definitions read a resource, then the inline
+/// statements that read it; a branch not taken read nothing.
+#[test]
+fn the_readers_of_a_resource_are_listed() {
+    let host = MemoryHost::new().with_file(
+        "main.cf2",
+        "M => 32\nC => 8\nS => if ($M > 1) then 1 else $C\nT => { U => $M }\n\
+         if ($M > 16) then { Big => true }\n",
+    );
+    let config = traced(host);
+    assert_eq!(
+        config.readers("M"),
+        [
+            "$S".to_string(),
+            "$T.U".to_string(),
+            "the inline statement at main.cf2:5:1  `if ($M > 16) then { Big => true }`".to_string()
+        ]
+    );
+    assert!(config.readers("C").is_empty());
+    // In the explanation, after the entry.
+    let text = config.explanation_read_by("M", Some(&config));
+    assert!(text.contains("  read by  $S\n  read by  $T.U\n"), "{text}");
+}

@@ -3,7 +3,8 @@
 //! every output format, and compiled straight to JSON text (streamed from the evaluator),
 //! which must be the JSON of the value, also from a batch, twice (the second sharing the
 //! imported files); it reads back as the same `Value`, and an error about its value is
-//! placed and rendered. A failed compile has its diagnostics rendered. Nothing may panic,
+//! placed and rendered; compiled with the trace, the value is the same, and each resource
+//! is explained. A failed compile has its diagnostics rendered. Nothing may panic,
 //! overflow the stack or hang.
 #![no_main]
 
@@ -51,6 +52,24 @@ fuzz_target!(|data: &[u8]| {
             // is no `u8`).
             if let Err(e) = config.deserialize::<std::collections::BTreeMap<String, u8>>("") {
                 let _ = e.render(false);
+            }
+            // The trace changes nothing: compiled with it, the value is the same; its
+            // entries render, and every resource is explained, with what read it.
+            let mut tracing = compiler.clone();
+            tracing.options_mut().trace = true;
+            match tracing.compile_file("main.cf2") {
+                Ok(traced) => {
+                    assert_eq!(traced.value(), config.value(), "the trace changed the value");
+                    let _ = traced.trace();
+                    let _ = traced.explanation("");
+                    if let cf2::Value::Block(top) = traced.value() {
+                        for (key, _) in top.iter() {
+                            let _ = traced.readers(key);
+                            let _ = traced.explanation_read_by(key, Some(&traced));
+                        }
+                    }
+                }
+                Err(_) => panic!("the trace made a compile fail"),
             }
             // A batch shares `a.cf2` and `b.cf2` between its compiles: the same text.
             let batch = compiler.batch();

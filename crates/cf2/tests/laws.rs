@@ -1009,6 +1009,39 @@ proptest! {
         }
     }
 
+    /// (e) Tracing changes nothing: compiled with `-Deval`, the configuration is the same,
+    /// and what each entry says it read is a resource the trace has an entry for, with
+    /// the value that entry shows; reading is the inverse of `read by`.
+    #[test]
+    fn the_trace_changes_nothing(spec in spec()) {
+        let files = build(&spec);
+        let want = base(&files)?;
+        let mut host = MemoryHost::new();
+        for f in &files {
+            host.add_file(&f.name, f.text());
+        }
+        let mut compiler = Compiler::with_host(host);
+        compiler.options_mut().trace = true;
+        let traced = compiler
+            .compile_file("main.cf2")
+            .map_err(|e| TestCaseError::fail(format!("traced, it fails:\n{}", e.render(false))))?;
+        prop_assert_eq!(canon(traced.value()), canon(&want), "\n{}", show(&files));
+        for entry in traced.provenance().iter().filter(|p| !p.before_merge) {
+            for read in &entry.reads {
+                let shown = traced.explain(&read.path).map(|p| p.made.value.clone());
+                prop_assert_eq!(
+                    shown.as_deref(), Some(read.value.as_str()),
+                    "{} read {}\n{}", entry.path, read.path, show(&files)
+                );
+                let reader = format!("${}", entry.path);
+                prop_assert!(
+                    traced.readers(&read.path).contains(&reader),
+                    "{} is not among the readers of {}\n{}", reader, read.path, show(&files)
+                );
+            }
+        }
+    }
+
     /// (d) The cf2 output compiles back to the same configuration, kinds included.
     #[test]
     fn cf2_output_reads_back_the_same(spec in spec()) {

@@ -145,15 +145,7 @@ impl<'a> Evaluator<'a> {
                 continue;
             };
             let Some(o) = &slot.outcome else { continue };
-            // Decided by definitions copied from a block a secret selector picked: their
-            // places are in that block, and so say which it is.
-            let copied_in_secret = !self.secret_defs.is_empty()
-                && (o.used.iter().chain(&o.overridden)).any(|d| self.secret_defs.contains_key(d));
-            // A candidate of a secret pick, or a member of one: shown alike, picked or not.
-            let candidate = !self.picked_from.is_empty()
-                && (self.picked_from.contains_key(&slot.parent)
-                    || self.picked_origin(&slot.parent).is_some());
-            if copied_in_secret || candidate {
+            if self.hidden_in_trace(*s) {
                 push_hidden(&mut out);
                 continue;
             }
@@ -235,6 +227,22 @@ impl<'a> Evaluator<'a> {
         out
     }
 
+    /// Whether the trace hides the resource `s` (no entry of its own, and shown hidden
+    /// where another entry read it): a candidate of a secret pick, or a member of one, is
+    /// shown alike, picked or not; and one decided by definitions copied from a block a
+    /// secret selector picked, whose places are in that block and so say which it is.
+    fn hidden_in_trace(&self, s: SlotId) -> bool {
+        let slot = self.slot(s);
+        let copied_in_secret = !self.secret_defs.is_empty()
+            && slot.outcome.as_ref().is_some_and(|o| {
+                (o.used.iter().chain(&o.overridden)).any(|d| self.secret_defs.contains_key(d))
+            });
+        let candidate = !self.picked_from.is_empty()
+            && (self.picked_from.contains_key(&slot.parent)
+                || self.picked_origin(&slot.parent).is_some());
+        copied_in_secret || candidate
+    }
+
     /// What the definitions of `s` read by reference ([`Evaluator::note_read`]). A
     /// resource that a secret's pick may have read, or whose definitions were copied from
     /// a picked block, is shown as the trace hides its own entry.
@@ -263,17 +271,10 @@ impl<'a> Evaluator<'a> {
     fn shown_reads(&self, read: &[SlotId]) -> Vec<Read> {
         read.iter()
             .filter_map(|r| {
-                let slot = self.slot(*r);
-                let SlotState::Done(v) = &slot.state else {
+                let SlotState::Done(v) = &self.slot(*r).state else {
                     return None;
                 };
-                let hidden = (self.picked_from.contains_key(&slot.parent)
-                    || self.picked_origin(&slot.parent).is_some())
-                    || slot.outcome.as_ref().is_some_and(|o| {
-                        (o.used.iter().chain(&o.overridden))
-                            .any(|d| self.secret_defs.contains_key(d))
-                    });
-                Some(if hidden {
+                Some(if self.hidden_in_trace(*r) {
                     let Provenance { path, made, .. } = Provenance::hidden();
                     Read {
                         path,

@@ -73,11 +73,11 @@ pub struct Evaluator<'a> {
     pub(crate) settled: Vec<SlotId>,
     /// With `-Deval`: the resources each resource's definitions read by reference, in the
     /// order first read (`Evaluator::note_read`).
-    pub(crate) reads: HashMap<SlotId, Vec<SlotId>, foldhash::fast::RandomState>,
+    pub(crate) reads: HashMap<SlotId, ReadSet, foldhash::fast::RandomState>,
     /// With `-Deval`: the resources each inline statement read while it ran (an `if`'s
     /// condition, a computed import's name), by the statement's place, in the order the
     /// statements first read.
-    pub(crate) statement_reads: indexmap::IndexMap<Span, Vec<SlotId>, foldhash::fast::RandomState>,
+    pub(crate) statement_reads: indexmap::IndexMap<Span, ReadSet, foldhash::fast::RandomState>,
     /// How many readings of a secret's pick (`Evaluator::under_pick`) are running.
     pub(crate) pick_depth: u32,
     /// The innermost of them: how its secret is shown and where it is read.
@@ -573,14 +573,14 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn reads_of_reader(&self, reader: Reader) -> Option<&Vec<SlotId>> {
+    fn reads_of_reader(&self, reader: Reader) -> Option<&ReadSet> {
         match reader {
             Reader::Slot(s) => self.reads.get(&s),
             Reader::Statement(at) => self.statement_reads.get(&at),
         }
     }
 
-    fn reads_of_reader_mut(&mut self, reader: Reader) -> &mut Vec<SlotId> {
+    fn reads_of_reader_mut(&mut self, reader: Reader) -> &mut ReadSet {
         match reader {
             Reader::Slot(s) => self.reads.entry(s).or_default(),
             Reader::Statement(at) => self.statement_reads.entry(at).or_default(),
@@ -596,10 +596,7 @@ impl<'a> Evaluator<'a> {
         if reader == Reader::Slot(s) {
             return;
         }
-        let read = self.reads_of_reader_mut(reader);
-        if !read.contains(&s) {
-            read.push(s);
-        }
+        self.reads_of_reader_mut(reader).insert(s);
     }
 
     /// How many reads the current reader has noted ([`Evaluator::note_read`]), for
@@ -607,7 +604,7 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn reads_noted(&self) -> usize {
         self.reader()
             .and_then(|r| self.reads_of_reader(r))
-            .map_or(0, Vec::len)
+            .map_or(0, ReadSet::len)
     }
 
     /// After `$Web.Port` is evaluated: `Web` was read only on the way to its member, which
@@ -626,9 +623,14 @@ impl<'a> Evaluator<'a> {
             return;
         };
         let holds_base = |s: &SlotId| matches!(&self.slot(*s).state, SlotState::Done(v) if matches!(v.plain(), Val::Block(x) if x == b));
-        let member_read = |(i, s): (usize, &SlotId)| i != mark && self.slot(*s).parent == *b;
-        if read.get(mark).is_some_and(holds_base) && read.iter().enumerate().any(member_read) {
-            self.reads_of_reader_mut(reader).remove(mark);
+        let member = |s: &SlotId| self.slot(*s).parent == *b;
+        // The member is most often the read just noted; one read before is found by a scan.
+        let member_read = read
+            .get_range(after_base..)
+            .is_some_and(|new| new.iter().any(member))
+            || read.iter().enumerate().any(|(i, s)| i != mark && member(s));
+        if read.get_index(mark).is_some_and(holds_base) && member_read {
+            self.reads_of_reader_mut(reader).shift_remove_index(mark);
         }
     }
 
@@ -1236,6 +1238,9 @@ fn expr_gives(e: &ast::Expr, path: &[&str]) -> bool {
         _ => false,
     }
 }
+
+/// The resources one reader read, in the order first read (`Evaluator::note_read`).
+pub(crate) type ReadSet = indexmap::IndexSet<SlotId, foldhash::fast::RandomState>;
 
 /// Who a read by reference is noted for (`Evaluator::reader`).
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -268,7 +268,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The resources `read` names, as a trace shows them.
-    fn shown_reads(&self, read: &[SlotId]) -> Vec<Read> {
+    fn shown_reads(&self, read: &crate::eval::ReadSet) -> Vec<Read> {
         read.iter()
             .filter_map(|r| {
                 let SlotState::Done(v) = &self.slot(*r).state else {

@@ -52,10 +52,13 @@ pub fn run(args: &ExplainArgs) -> ExitCode {
         return ExitCode::from(1);
     }
     // What read each resource: only a compile of the whole configuration evaluates every
-    // reader. It may fail where the values asked for did not; the explanations stand.
-    let whole = match batch.compile_file(&args.file) {
-        Ok(config) => Some(config),
-        Err(_) => {
+    // reader. It may fail where the values asked for did not; the explanations stand. The
+    // configuration itself (`''`) is read by nothing.
+    let asks_for_resources = explained.iter().any(|(resource, _)| !resource.is_empty());
+    let whole = match asks_for_resources.then(|| batch.compile_file(&args.file)) {
+        None => None,
+        Some(Ok(config)) => Some(config),
+        Some(Err(_)) => {
             sayln!(
                 "cf2: note: no `read by` lines: the whole configuration does not compile \
                  (`cf2 compile {}` says why)",

@@ -258,14 +258,19 @@ pub fn single(args: &CompileArgs, opts: &cf2::Options, security: cf2::Security) 
     // The data went to disk before the renames (`stage`); the names go now, so that when
     // the compile ends its outputs are on disk under their names, as a batch's are.
     if let Err((dir, e)) = flush_directories(&renamed) {
-        sayln!(
-            "cf2: error: cannot flush the directory `{}` to disk: {}",
-            dir.display(),
-            io_reason(&e)
-        );
+        sayln!("cf2: error: {}", cannot_flush(&dir, &e));
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// The message for a directory of renamed outputs that could not be flushed.
+pub fn cannot_flush(dir: &Path, e: &std::io::Error) -> String {
+    format!(
+        "cannot flush the directory `{}` to disk: {}",
+        dir.display(),
+        io_reason(e)
+    )
 }
 
 /// Flushes to disk the directories that hold `files` (each once), so that names just
@@ -561,5 +566,13 @@ mod tests {
         let (named, e) = flush_directories(&[gone.join("c.json")]).unwrap_err();
         assert_eq!(named, gone);
         assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+        // What the compile then says (exit 1).
+        assert_eq!(
+            super::cannot_flush(&named, &e),
+            format!(
+                "cannot flush the directory `{}` to disk: No such file or directory (os error 2)",
+                gone.display()
+            )
+        );
     }
 }

@@ -612,7 +612,7 @@ impl<'a> Evaluator<'a> {
     /// evaluated, `after_base` after, `base` its value: the read noted for the base in
     /// between, a resource whose value is that block, is forgotten if a member of the block
     /// was read. A block read whole elsewhere (before `mark`) stays.
-    pub(crate) fn forget_read_since(&mut self, mark: usize, after_base: usize, base: &Val) {
+    fn forget_read_since(&mut self, mark: usize, after_base: usize, base: &Val) {
         let (Some(reader), Val::Block(b)) = (self.reader(), base.plain()) else {
             return;
         };
@@ -632,6 +632,25 @@ impl<'a> Evaluator<'a> {
         if read.get_index(mark).is_some_and(holds_base) && member_read {
             self.reads_of_reader_mut(reader).shift_remove_index(mark);
         }
+    }
+
+    /// `step` (a selection from `base`), with `-Deval` forgetting the read of `base` once
+    /// the member it led to is noted ([`Evaluator::forget_read_since`]); `mark` is
+    /// [`Evaluator::reads_noted`] from before `base` was evaluated. For `$Web.Port` and a
+    /// function's `ctx:lookup("Web.Port")` alike.
+    pub(crate) fn select_reading(
+        &mut self,
+        mark: usize,
+        base: Val,
+        step: impl FnOnce(&mut Self, Val) -> R<Val>,
+    ) -> R<Val> {
+        if !self.opts.trace {
+            return step(self, base);
+        }
+        let after_base = self.reads_noted();
+        let v = step(self, base.clone())?;
+        self.forget_read_since(mark, after_base, &base);
+        Ok(v)
     }
 
     /// The value of a slot: its definitions folded (once; the result is memoised).

@@ -101,13 +101,7 @@ impl<'a> Evaluator<'a> {
             ExprKind::Select(base, sel) => {
                 let mark = self.reads_noted();
                 let b = self.eval(base, sc)?;
-                if !self.opts.trace {
-                    return self.select(b, sel, sc, e.span);
-                }
-                let after_base = self.reads_noted();
-                let v = self.select(b.clone(), sel, sc, e.span)?;
-                self.forget_read_since(mark, after_base, &b);
-                Ok(v)
+                self.select_reading(mark, b, |ev, b| ev.select(b, sel, sc, e.span))
             }
             ExprKind::Unary(op, x) => {
                 let v = self.eval(x, sc)?;

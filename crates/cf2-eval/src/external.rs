@@ -954,15 +954,7 @@ impl<'a> Evaluator<'a> {
         };
         for step in steps {
             let key = Val::Lit(Rc::from(step));
-            if !self.opts.trace {
-                cur = self.select_value(cur, &key, at, at)?;
-                continue;
-            }
-            // As for `$Web.Port` written (`ExprKind::Select`): the member is the read.
-            let after_base = self.reads_noted();
-            let next = self.select_value(cur.clone(), &key, at, at)?;
-            self.forget_read_since(mark, after_base, &cur);
-            cur = next;
+            cur = self.select_reading(mark, cur, |ev, b| ev.select_value(b, &key, at, at))?;
         }
         Ok(cur)
     }

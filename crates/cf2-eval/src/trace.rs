@@ -37,7 +37,6 @@ pub struct Provenance {
 pub struct StatementRead {
     /// `FILE:LINE:COL` of the statement.
     pub location: String,
-    pub span: cf2_syntax::Span,
     /// Its first line, shortened.
     pub text: String,
     pub reads: Vec<Read>,
@@ -73,6 +72,10 @@ pub struct Made {
     pub repeated: Vec<Origin>,
 }
 
+/// How the trace names a resource it hides (`Evaluator::hidden_in_trace`), and its value.
+const HIDDEN_PATH: &str = "‹a resource selected by a secret›";
+const HIDDEN_VALUE: &str = "‹secret›";
+
 /// A hidden entry, one for a run of them: how many resources a pick read would say which
 /// member it picked.
 fn push_hidden(out: &mut Vec<Provenance>) {
@@ -86,9 +89,9 @@ impl Provenance {
     /// The entry of a resource whose record would say what a secret selector picked.
     fn hidden() -> Provenance {
         Provenance {
-            path: "‹a resource selected by a secret›".to_string(),
+            path: HIDDEN_PATH.to_string(),
             made: Made {
-                value: "‹secret›".to_string(),
+                value: HIDDEN_VALUE.to_string(),
                 rule: "not shown".to_string(),
                 used: Vec::new(),
                 overridden: Vec::new(),
@@ -260,7 +263,6 @@ impl<'a> Evaluator<'a> {
             .iter()
             .map(|(at, read)| StatementRead {
                 location: self.loader.location(*at),
-                span: *at,
                 text: self.statement_text(*at),
                 reads: self.shown_reads(read),
             })
@@ -275,10 +277,9 @@ impl<'a> Evaluator<'a> {
                     return None;
                 };
                 Some(if self.hidden_in_trace(*r) {
-                    let Provenance { path, made, .. } = Provenance::hidden();
                     Read {
-                        path,
-                        value: made.value,
+                        path: HIDDEN_PATH.to_string(),
+                        value: HIDDEN_VALUE.to_string(),
                         hidden: true,
                     }
                 } else {
